@@ -1,0 +1,3 @@
+from memspec._cli import main
+
+raise SystemExit(main())

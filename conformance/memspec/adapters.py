@@ -1,0 +1,406 @@
+"""Adapters: one transport interface, three ways to reach an implementation.
+
+- ``reference``: memref, in this process;
+- ``python:MODULE:ATTR``: any in-process object with ``handle(message) -> message``
+  (``ATTR`` may also be a zero-argument factory of such an object);
+- ``cmd:COMMAND LINE``: any program speaking the protocol as JSON lines on stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import select
+import shlex
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol
+
+from memspec import PROTOCOL_VERSION
+from memspec.exceptions import (
+    AdapterBroken,
+    AdapterCrashed,
+    AdapterFault,
+    AdapterTimeout,
+    ProtocolViolation,
+    UsageError,
+)
+from memspec.protocol import ERROR_KINDS
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "ERROR_KINDS",
+    "Adapter",
+    "Connection",
+    "Handshake",
+    "Response",
+    "connect",
+    "parse_adapter_spec",
+]
+
+DEFAULT_TIMEOUT_S = 10.0
+
+
+Message = dict[str, Any]
+
+
+def _real_clock() -> float:
+    # CLOCK_MONOTONIC read through clock_gettime: freezegun patches time.monotonic and
+    # time.perf_counter, so a timeout measured with them would never fire under freeze_time.
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
+class Connection(Protocol):
+    """Sends one request and returns the one reply; raises AdapterFault otherwise."""
+
+    description: str
+
+    def request(self, message: Message, timeout_s: float) -> Message: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessConnection:
+    """An in-process implementation; messages cross a JSON round trip as on a pipe."""
+
+    def __init__(self, handler: Any, description: str) -> None:
+        self._handler = handler
+        self.description = description
+
+    def request(self, message: Message, timeout_s: float) -> Message:
+        try:
+            reply = self._handler.handle(json.loads(json.dumps(message)))
+        except Exception as exc:  # an in-process adapter's crash is its fault, not ours
+            raise AdapterCrashed(f"handle() raised {type(exc).__name__}: {exc}") from exc
+        try:
+            decoded = json.loads(json.dumps(reply))
+        except (TypeError, ValueError) as exc:
+            raise ProtocolViolation(f"reply is not JSON-serialisable: {exc}") from exc
+        if not isinstance(decoded, dict):
+            raise ProtocolViolation(f"reply is not a JSON object: {decoded!r}")
+        return decoded
+
+    def close(self) -> None:
+        return None
+
+
+class SubprocessConnection:
+    """A persistent child process; one JSON line out, one JSON line back."""
+
+    def __init__(self, argv: list[str], description: str, env: Mapping[str, str] | None = None):
+        self.description = description
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
+                env=dict(env) if env is not None else None,
+            )
+        except OSError as exc:
+            raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
+        self._buffer = b""
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - limit))
+        return self._stderr.read().decode("utf-8", "replace").strip()
+
+    def _exit_note(self) -> str:
+        code = self._process.poll()
+        tail = self.stderr_tail()
+        note = f"exit code {code}" if code is not None else "output closed"
+        return note + (f"; stderr: {tail}" if tail else "")
+
+    def request(self, message: Message, timeout_s: float) -> Message:
+        line = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(line)
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise AdapterCrashed(f"adapter died before the request ({self._exit_note()})") from exc
+        raw = self._read_line(timeout_s)
+        try:
+            decoded = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ProtocolViolation(
+                f"adapter printed a line that is not JSON: {raw[:500]!r}"
+            ) from exc
+        if not isinstance(decoded, dict):
+            raise ProtocolViolation(f"adapter printed JSON that is not an object: {raw[:500]!r}")
+        return decoded
+
+    def _read_line(self, timeout_s: float) -> bytes:
+        assert self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        deadline = _real_clock() + timeout_s
+        while b"\n" not in self._buffer:
+            remaining = deadline - _real_clock()
+            if remaining <= 0:
+                raise AdapterTimeout(f"no answer within {timeout_s:g} s")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AdapterCrashed(f"adapter exited ({self._wait_note()})")
+            self._buffer += chunk
+        raw, _, self._buffer = self._buffer.partition(b"\n")
+        return raw
+
+    def _wait_note(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=1)
+        return self._exit_note()
+
+    def close(self) -> None:
+        process = self._process
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+        self._stderr.close()
+
+    def stop(self, message: Message, timeout_s: float) -> None:
+        """Ask the process to stop, then make sure it has."""
+        with contextlib.suppress(AdapterFault):
+            self.request(message, timeout_s)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=min(timeout_s, 2.0))
+        self.close()
+
+
+ConnectionFactory = Callable[[], Connection]
+
+
+def parse_adapter_spec(spec: str) -> tuple[str, ConnectionFactory]:
+    """Turn an adapter spec into a description and a factory of fresh connections."""
+    if spec == "reference":
+        def reference() -> Connection:
+            from memref.serve import Implementation
+
+            return InProcessConnection(Implementation(), "reference")
+
+        return "reference", reference
+    if spec.startswith("python:"):
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(parts[1:]):
+            raise UsageError(f"adapter {spec!r}: expected python:MODULE:ATTR")
+        _, module_name, attribute = parts
+        handler = _load_python_handler(module_name, attribute, spec)
+
+        def python() -> Connection:
+            return InProcessConnection(handler(), spec)
+
+        return spec, python
+    if spec.startswith("cmd:"):
+        try:
+            argv = shlex.split(spec[4:])
+        except ValueError as exc:
+            raise UsageError(f"adapter {spec!r}: {exc}") from exc
+        if not argv:
+            raise UsageError(f"adapter {spec!r}: empty command line")
+
+        def command() -> Connection:
+            return SubprocessConnection(argv, spec)
+
+        return spec, command
+    raise UsageError(
+        f"unknown adapter {spec!r}: use 'reference', 'python:MODULE:ATTR' or 'cmd:COMMAND LINE'"
+    )
+
+
+def _load_python_handler(module_name: str, attribute: str, spec: str) -> Callable[[], Any]:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"adapter {spec!r}: cannot import {module_name!r}: {exc}") from exc
+    try:
+        target = getattr(module, attribute)
+    except AttributeError as exc:
+        raise UsageError(f"adapter {spec!r}: {module_name!r} has no {attribute!r}") from exc
+    if hasattr(target, "handle") and not isinstance(target, type):
+        return lambda: target
+    if callable(target):
+        return target  # type: ignore[no-any-return]
+    raise UsageError(f"adapter {spec!r}: {attribute!r} has no handle() and is not callable")
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What the implementation said about itself in answer to ``start``."""
+
+    implementation: Mapping[str, Any]
+    protocol_version: str
+    profiles: tuple[str, ...]
+    capabilities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Response:
+    """A checked reply: exactly one of result or error."""
+
+    result: Any = None
+    error_kind: str | None = None
+    error_message: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.error_kind is not None
+
+
+@dataclass
+class Adapter:
+    """A connection with its handshake, request ids, and restart after a fault."""
+
+    spec: str
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    _factory: ConnectionFactory = field(init=False)
+    _connection: Connection | None = field(default=None, init=False)
+    _handshake: Handshake | None = field(default=None, init=False)
+    _next_id: int = field(default=0, init=False)
+    restarts: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.description, self._factory = parse_adapter_spec(self.spec)
+
+    def _id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    @property
+    def handshake(self) -> Handshake:
+        self._ensure_started()
+        assert self._handshake is not None
+        return self._handshake
+
+    def _ensure_started(self) -> Connection:
+        if self._connection is not None:
+            return self._connection
+        try:
+            connection = self._factory()
+        except AdapterBroken:
+            raise
+        except Exception as exc:  # an in-process adapter that cannot even be built
+            raise AdapterBroken(f"{self.description}: cannot start: {type(exc).__name__}: "
+                                f"{exc}") from exc
+        try:
+            reply = connection.request(
+                {"id": self._id(), "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}},
+                self.timeout_s,
+            )
+            handshake = _check_start(reply)
+        except AdapterFault as exc:
+            connection.close()
+            raise AdapterBroken(f"{self.description}: start handshake failed: {exc}") from exc
+        except AdapterBroken:
+            connection.close()
+            raise
+        if self._handshake is not None and handshake != self._handshake:
+            connection.close()
+            raise AdapterBroken(f"{self.description}: a restarted adapter changed its handshake")
+        self._connection, self._handshake = connection, handshake
+        return connection
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Response:
+        """Send one op; a fault closes the connection so the next call restarts it."""
+        connection = self._ensure_started()
+        request_id = self._id()
+        try:
+            reply = connection.request({"id": request_id, "op": op, "args": args}, self.timeout_s)
+            return _check_reply(reply, request_id)
+        except AdapterFault:
+            self._drop()
+            raise
+
+    def raw_request(self, message: Message) -> Message:
+        """Send a message as it is (for smoke checks); faults propagate."""
+        connection = self._ensure_started()
+        try:
+            return connection.request(message, self.timeout_s)
+        except AdapterFault:
+            self._drop()
+            raise
+
+    def _drop(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+            self.restarts += 1
+
+    def close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        if isinstance(connection, SubprocessConnection):
+            connection.stop({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
+        else:
+            with contextlib.suppress(AdapterFault):
+                connection.request({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
+            connection.close()
+
+
+def connect(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Adapter:
+    return Adapter(spec, timeout_s)
+
+
+def _check_start(reply: Message) -> Handshake:
+    if "error" in reply:
+        raise ProtocolViolation(f"start was refused: {reply['error']!r}")
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolViolation(f"start reply has no result object: {reply!r}")
+    implementation = result.get("implementation")
+    version = result.get("protocol_version")
+    profiles = result.get("profiles")
+    capabilities = result.get("capabilities", [])
+    if not isinstance(implementation, dict) or not all(
+        isinstance(implementation.get(key), str) for key in ("name", "version", "language")
+    ):
+        raise ProtocolViolation("start result needs implementation {name, version, language}")
+    if not isinstance(version, str) or version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+        raise AdapterBroken(
+            f"adapter speaks protocol {version!r}; this suite speaks {PROTOCOL_VERSION}"
+        )
+    if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
+        raise ProtocolViolation("start result needs profiles: [string]")
+    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
+        raise ProtocolViolation("start result capabilities must be [string]")
+    return Handshake(implementation, version, tuple(profiles), tuple(capabilities))
+
+
+def _check_reply(reply: Message, request_id: int) -> Response:
+    if reply.get("id") != request_id:
+        raise ProtocolViolation(f"reply id {reply.get('id')!r} does not echo request id "
+                                f"{request_id}: {json.dumps(reply)[:500]}")
+    has_result, has_error = "result" in reply, "error" in reply
+    if has_result == has_error:
+        raise ProtocolViolation(f"reply needs exactly one of result and error: "
+                                f"{json.dumps(reply)[:500]}")
+    if has_result:
+        return Response(result=reply["result"])
+    error = reply["error"]
+    if not isinstance(error, dict) or not isinstance(error.get("kind"), str):
+        raise ProtocolViolation(f"error needs a kind: {json.dumps(reply)[:500]}")
+    if error["kind"] not in ERROR_KINDS:
+        raise ProtocolViolation(f"error kind {error['kind']!r} is not in the protocol's set")
+    message = error.get("message", "")
+    return Response(error_kind=error["kind"], error_message=message if isinstance(message, str)
+                    else json.dumps(message))

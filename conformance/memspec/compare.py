@@ -1,0 +1,69 @@
+"""Every way a comparison is relaxed, each named and tested.
+
+Results are compared by ``json_equal``: strict JSON equality in which object key order
+does not count, and text may be sent either as a string or as ``{"base64": ...}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+__all__ = ["json_equal", "text_bytes", "text_matches_pattern"]
+
+
+def text_bytes(value: Any) -> bytes | None:
+    """The bytes a wire text value stands for, or None when ``value`` is not text.
+
+    >>> text_bytes("é") == text_bytes({"base64": "w6k="})
+    True
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    if isinstance(value, dict) and set(value) == {"base64"} and isinstance(value["base64"], str):
+        try:
+            return base64.b64decode(value["base64"], validate=True)
+        except binascii.Error:
+            return None
+    return None
+
+
+def json_equal(expected: Any, actual: Any) -> bool:
+    """Strict JSON equality: no ``1 == 1.0 == True``; key order ignored; text by its bytes.
+
+    >>> json_equal({"a": 1, "b": [True]}, {"b": [True], "a": 1})
+    True
+    >>> json_equal(1, True), json_equal(1, 1.0)
+    (False, False)
+    """
+    expected_text = text_bytes(expected)
+    if expected_text is not None:
+        return text_bytes(actual) == expected_text
+    if isinstance(expected, dict):
+        return (
+            isinstance(actual, dict)
+            and expected.keys() == actual.keys()
+            and all(json_equal(expected[key], actual[key]) for key in expected)
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(json_equal(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    return type(expected) is type(actual) and expected == actual
+
+
+def text_matches_pattern(pattern: str, content: bytes) -> bool:
+    """Whether the whole UTF-8 ``content`` matches ``pattern`` (expected trees only).
+
+    >>> text_matches_pattern("[0-9]+", b"4312"), text_matches_pattern("[0-9]+", b"43\\n")
+    (True, False)
+    """
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return re.fullmatch(pattern, text) is not None

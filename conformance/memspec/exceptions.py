@@ -1,0 +1,54 @@
+"""What can go wrong, by the step of the protocol where it happens.
+
+- Reading the command line or a file the user named: ``UsageError`` (exit code 2).
+- Loading fixtures: ``FixtureError`` (a fixture breaks the case schema or the lint rules).
+- Starting the adapter (spawn, ``start`` handshake): ``AdapterBroken``.
+- One request (send, wait, read, decode, check the reply): ``AdapterFault`` and its
+  subclasses ``AdapterTimeout``, ``AdapterCrashed`` and ``ProtocolViolation``. A fault
+  fails the case that was running; the harness restarts the adapter for the next one.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AdapterBroken",
+    "AdapterCrashed",
+    "AdapterFault",
+    "AdapterTimeout",
+    "FixtureError",
+    "MemspecError",
+    "ProtocolViolation",
+    "UsageError",
+]
+
+
+class MemspecError(Exception):
+    """Base of every error memspec raises on purpose."""
+
+
+class UsageError(MemspecError):
+    """The user asked for something that cannot be done; reported in one line, exit code 2."""
+
+
+class FixtureError(MemspecError):
+    """A fixture file breaks the case schema or a lint rule."""
+
+
+class AdapterBroken(MemspecError):
+    """The adapter cannot be started or does not complete the handshake."""
+
+
+class AdapterFault(MemspecError):
+    """One request did not get a well-formed answer."""
+
+
+class AdapterTimeout(AdapterFault):
+    """No answer within the per-call timeout."""
+
+
+class AdapterCrashed(AdapterFault):
+    """The adapter process exited (or closed its output) while a request was pending."""
+
+
+class ProtocolViolation(AdapterFault):
+    """The adapter answered with something that is not a valid protocol message."""

@@ -1,0 +1,1 @@
+"""The conformance suite as pytest tests: collect it with ``--pyargs memspec.suite``."""

@@ -1,0 +1,131 @@
+"""Properties of the memdir profile, driven through the adapter under test.
+
+Each states an invariant the spec implies, or compares the adapter with memref.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from memref._time import NS_PER_DAY, format_rfc3339_nano
+from memref.serve import Implementation
+
+from memspec.adapters import Adapter
+from memspec.compare import json_equal, text_bytes
+from memspec.strategies import frontmatter_documents, index_texts, instants, wire_texts
+from memspec.suite.registry import suite_case
+
+_REFERENCE = Implementation()
+
+
+def _result(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
+    response = adapter.call(op, args)
+    assert not response.is_error, f"{op} {args!r} answered error {response.error_kind}: " \
+                                  f"{response.error_message}"
+    return response.result
+
+
+def _reference(op: str, args: dict[str, Any]) -> Any:
+    reply = _REFERENCE.handle({"id": 0, "op": op, "args": args})
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+@suite_case("memdir/frontmatter/property-never-errors", "MEMDIR-FM-001")
+@settings(deadline=None)
+@given(content=wire_texts())
+def test_parse_frontmatter_never_errors(memspec_adapter: Adapter, content: object) -> None:
+    """parse_frontmatter answers every input, valid UTF-8 or not, with a map and a body."""
+    result = _result(memspec_adapter, "memdir.parse_frontmatter", {"content": content})
+    assert isinstance(result, dict) and isinstance(result["frontmatter"], dict)
+    assert text_bytes(result["body"]) is not None
+
+
+@suite_case("memdir/frontmatter/property-no-opening-body-unchanged", "MEMDIR-FM-001")
+@settings(deadline=None)
+@given(content=st.text(max_size=200).filter(lambda text: not text.startswith("---")))
+def test_no_opening_delimiter_means_body_unchanged(memspec_adapter: Adapter,
+                                                   content: str) -> None:
+    """A document not starting with '---' has no frontmatter and comes back unchanged."""
+    result = _result(memspec_adapter, "memdir.parse_frontmatter", {"content": content})
+    assert result["frontmatter"] == {}
+    assert text_bytes(result["body"]) == content.encode("utf-8")
+
+
+@suite_case("memdir/frontmatter/property-agrees-with-reference", "MEMDIR-FM-001")
+@settings(deadline=None)
+@given(content=frontmatter_documents())
+def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
+                                                 content: str) -> None:
+    """On memory-file-shaped documents, the adapter gives exactly memref's answer."""
+    args = {"content": content}
+    expected = _reference("memdir.parse_frontmatter", args)
+    actual = _result(memspec_adapter, "memdir.parse_frontmatter", args)
+    assert json_equal(expected, actual), (content, expected, actual)
+
+
+@suite_case("memdir/age/property-age-days-monotonic-and-clamped", "MEMDIR-AGE-001")
+@settings(deadline=None)
+@given(mtime=instants(), first=instants(), second=instants())
+def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, mtime: int,
+                                                     first: int, second: int) -> None:
+    """age_days never decreases as now advances, and is 0 for every future mtime."""
+    early, late = sorted((first, second))
+    ages = [_result(memspec_adapter, "memdir.age_days",
+                    {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)})
+            for now in (early, late)]
+    assert 0 <= ages[0] <= ages[1]
+    if early <= mtime:
+        assert ages[0] == 0
+
+
+@suite_case("memdir/age/property-age-days-floors-elapsed-days", "MEMDIR-AGE-001")
+@settings(deadline=None)
+@given(mtime=instants(), elapsed=st.integers(min_value=-3 * NS_PER_DAY,
+                                             max_value=4000 * NS_PER_DAY))
+def test_age_days_floors_whole_elapsed_days(memspec_adapter: Adapter, mtime: int,
+                                            elapsed: int) -> None:
+    """age_days is the number of whole 24-hour periods elapsed, exactly."""
+    now = mtime + elapsed
+    age = _result(memspec_adapter, "memdir.age_days",
+                  {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)})
+    assert age == max(0, elapsed // NS_PER_DAY)
+
+
+@suite_case("memdir/age/property-freshness-text-and-note-agree", "MEMDIR-AGE-001")
+@settings(deadline=None)
+@given(mtime=instants(), elapsed=st.integers(min_value=-NS_PER_DAY, max_value=900 * NS_PER_DAY))
+def test_freshness_note_wraps_freshness_text(memspec_adapter: Adapter, mtime: int,
+                                             elapsed: int) -> None:
+    """The note is empty exactly when the text is, and otherwise wraps it in the tags."""
+    args = {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(mtime + elapsed)}
+    text = _result(memspec_adapter, "memdir.freshness_text", args)
+    note = _result(memspec_adapter, "memdir.freshness_note", args)
+    age = _result(memspec_adapter, "memdir.age_days", args)
+    assert (text == "") == (age <= 1)
+    assert note == ("" if text == "" else f"<system-reminder>{text}</system-reminder>\n")
+
+
+@suite_case("memdir/index/property-truncation-invariants", "MEMDIR-IDX-001")
+@settings(deadline=None)
+@given(raw=index_texts())
+def test_truncated_index_keeps_its_invariants(memspec_adapter: Adapter, raw: str) -> None:
+    """The kept text is a prefix of the trimmed input within both caps; the warning
+    appears exactly when a cap fired."""
+    result = _result(memspec_adapter, "memdir.truncate_index", {"raw": raw})
+    body = text_bytes(result["body"])
+    assert body is not None
+    fired = result["warning"] != ""
+    # index_texts() uses no whitespace beyond ASCII, where strip() is Go's TrimSpace.
+    data = raw.strip(" \t\n\r\v\f").encode("utf-8")
+    over = data.count(b"\n") + 1 > 200 or len(data) > 25_000
+    assert fired == (over and bool(data))
+    if not fired:
+        assert body == data
+        return
+    kept, marker, warning = body.partition(b"\n\n> WARNING: ")
+    assert marker and warning.decode("utf-8") == result["warning"]
+    assert data.startswith(kept)
+    assert len(kept) <= 25_000 and kept.count(b"\n") + 1 <= 200

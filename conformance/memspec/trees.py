@@ -1,0 +1,215 @@
+"""Trees of files materialised in a real directory, read back, and compared."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memref._time import parse_rfc3339
+
+from memspec.compare import text_matches_pattern
+
+__all__ = [
+    "DEFAULT_MTIME",
+    "ROOT_TOKEN",
+    "Entry",
+    "compare_tree",
+    "materialise",
+    "read_tree",
+    "remove_tree",
+    "substitute",
+    "unsubstitute",
+]
+
+ROOT_TOKEN = "${ROOT}"
+DEFAULT_MTIME = "2026-01-01T00:00:00Z"
+
+
+def substitute(value: Any, root: str) -> Any:
+    """Replace ``${ROOT}`` in every string inside ``value``."""
+    if isinstance(value, str):
+        return value.replace(ROOT_TOKEN, root)
+    if isinstance(value, list):
+        return [substitute(item, root) for item in value]
+    if isinstance(value, dict):
+        return {key: substitute(item, root) for key, item in value.items()}
+    return value
+
+
+def unsubstitute(text: str, root: str) -> str:
+    return text.replace(root, ROOT_TOKEN)
+
+
+def _mtime_ns(spec: Mapping[str, Any]) -> int:
+    if "mtime_ns" in spec:
+        return int(spec["mtime_ns"])
+    return parse_rfc3339(spec.get("mtime", DEFAULT_MTIME))
+
+
+def _content(spec: Mapping[str, Any]) -> bytes:
+    if "base64" in spec:
+        return base64.b64decode(spec["base64"])
+    return str(spec.get("text", "")).encode("utf-8")
+
+
+def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
+    """Create every entry of ``tree`` below ``root``, then apply modes and mtimes.
+
+    Modes and mtimes come last, deepest first, so that creating a child neither
+    changes a parent's pinned mtime nor fails for want of a permission.
+    """
+    root_text = str(root)
+    for relative in sorted(tree):
+        spec = tree[relative]
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if spec.get("dir"):
+            target.mkdir(exist_ok=True)
+        elif "symlink" in spec:
+            os.symlink(substitute(spec["symlink"], root_text), target)
+        elif spec.get("fifo"):
+            os.mkfifo(target)
+        else:
+            with open(target, "wb") as handle:
+                handle.write(_content(spec))
+                if "size" in spec:
+                    handle.truncate(int(spec["size"]))
+    for relative in sorted(tree, key=lambda r: (-r.count("/"), r)):
+        spec = tree[relative]
+        target = root / relative
+        is_link = "symlink" in spec
+        if "mode" in spec and not is_link:
+            os.chmod(target, int(spec["mode"], 8))
+        mtime = _mtime_ns(spec)
+        if is_link:
+            if os.utime in os.supports_follow_symlinks:
+                os.utime(target, ns=(mtime, mtime), follow_symlinks=False)
+        else:
+            os.utime(target, ns=(mtime, mtime))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One path as found on disk."""
+
+    kind: str  # "file", "dir", "symlink", "fifo", "other"
+    mode: int
+    mtime_ns: int
+    content: bytes = b""
+    target: str = ""
+
+
+def read_tree(root: Path) -> dict[str, Entry]:
+    """Every path below ``root`` without following symlinks, keyed by '/'-separated path."""
+    found: dict[str, Entry] = {}
+
+    def visit(directory: Path, prefix: str) -> None:
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            return
+        for name in names:
+            path = directory / name
+            relative = prefix + name
+            info = os.lstat(path)
+            mode = stat.S_IMODE(info.st_mode)
+            if stat.S_ISLNK(info.st_mode):
+                found[relative] = Entry("symlink", mode, info.st_mtime_ns, target=os.readlink(path))
+            elif stat.S_ISDIR(info.st_mode):
+                found[relative] = Entry("dir", mode, info.st_mtime_ns)
+                visit(path, relative + "/")
+            elif stat.S_ISREG(info.st_mode):
+                found[relative] = Entry("file", mode, info.st_mtime_ns, content=_read(path))
+            elif stat.S_ISFIFO(info.st_mode):
+                found[relative] = Entry("fifo", mode, info.st_mtime_ns)
+            else:
+                found[relative] = Entry("other", mode, info.st_mtime_ns)
+
+    visit(root, "")
+    return found
+
+
+def _read(path: Path) -> bytes:
+    if os.path.getsize(path) > 1 << 20:
+        return b"<larger than 1 MiB: not compared>"
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b"<unreadable>"
+
+
+def compare_tree(expected: Mapping[str, Mapping[str, Any]], actual: Mapping[str, Entry],
+                 root: str) -> list[str]:
+    """Differences between an expected tree and the tree on disk, one line each."""
+    problems: list[str] = []
+    implied_dirs = {
+        "/".join(path.split("/")[:i]) for path in expected for i in range(1, path.count("/") + 1)
+    }
+    for path, spec in sorted(expected.items()):
+        entry = actual.get(path)
+        if entry is None:
+            problems.append(f"{path}: missing")
+            continue
+        problems.extend(_compare_entry(path, spec, entry, root))
+    for path, entry in sorted(actual.items()):
+        if path in expected:
+            continue
+        if entry.kind == "dir" and (path in implied_dirs or _has_children(path, actual)):
+            continue
+        problems.append(f"{path}: unexpected {entry.kind}")
+    return problems
+
+
+def _has_children(path: str, actual: Mapping[str, Entry]) -> bool:
+    prefix = path + "/"
+    return any(other.startswith(prefix) for other in actual)
+
+
+def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) -> list[str]:
+    if spec.get("dir"):
+        kind = "dir"
+    elif "symlink" in spec:
+        kind = "symlink"
+    elif spec.get("fifo"):
+        kind = "fifo"
+    else:
+        kind = "file"
+    if entry.kind != kind:
+        return [f"{path}: expected a {kind}, found a {entry.kind}"]
+    problems = []
+    if "mode" in spec and entry.mode != int(spec["mode"], 8):
+        problems.append(f"{path}: mode {entry.mode:04o}, expected {spec['mode']}")
+    if ("mtime" in spec or "mtime_ns" in spec) and entry.mtime_ns != _mtime_ns(spec):
+        problems.append(f"{path}: mtime_ns {entry.mtime_ns}, expected {_mtime_ns(spec)}")
+    if kind == "symlink" and entry.target != substitute(spec["symlink"], root):
+        problems.append(f"{path}: links to {entry.target!r}, expected {spec['symlink']!r}")
+    if kind == "file":
+        if "text_pattern" in spec:
+            if not text_matches_pattern(spec["text_pattern"], entry.content):
+                problems.append(f"{path}: content {entry.content[:200]!r} does not match "
+                                f"{spec['text_pattern']!r}")
+        elif "text" in spec or "base64" in spec:
+            wanted = _content(spec)
+            if "size" in spec:
+                wanted = wanted.ljust(int(spec["size"]), b"\0")
+            if entry.content != wanted:
+                problems.append(f"{path}: content {entry.content[:200]!r}, expected "
+                                f"{wanted[:200]!r}")
+    return problems
+
+
+def remove_tree(root: Path) -> None:
+    """Delete ``root`` even where the case took permissions away."""
+    for directory, dirnames, _ in os.walk(root):
+        for name in dirnames:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o700)
+    os.chmod(root, 0o700)
+    shutil.rmtree(root, ignore_errors=True)

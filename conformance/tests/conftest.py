@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+FAKE = HERE / "fake_adapter.py"
+
+
+def fake_cmd(mode: str) -> str:
+    return f"cmd:{sys.executable} {FAKE} {mode}"
+
+
+@pytest.fixture
+def demo_env(tmp_path: Path) -> dict[str, str]:
+    """An environment in which memspec reads the toy ``demo`` profile."""
+    env = dict(os.environ)
+    env["MEMSPEC_FIXTURES"] = str(DATA / "fixtures")
+    env["MEMSPEC_SPEC"] = str(DATA / "spec")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def memspec_cli(tmp_path: Path) -> Runner:
+    """Run ``python -m memspec`` as a user would, in a scratch directory."""
+
+    def run(*args: str, env: dict[str, str] | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "memspec", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+
+    return run
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def demo_records(path: Path) -> list[dict[str, Any]]:
+    """The report's records of the toy profile (the suite's own tests run beside them)."""
+    return [r for r in read_jsonl(path) if r["type"] == "case" and r["id"].startswith("demo/")]
+
+
+def outcomes(path: Path) -> dict[str, str]:
+    return {r["id"]: r["outcome"] for r in demo_records(path)}

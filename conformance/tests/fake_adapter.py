@@ -1,0 +1,63 @@
+"""An out-of-process implementation of the toy ``demo`` profile that misbehaves on purpose.
+
+Usage: python fake_adapter.py MODE. MODE says how it misbehaves on ``demo.echo`` requests
+whose ``value`` starts with ``!``: ``good`` (never), ``crash`` (exits), ``hang`` (sleeps),
+``garbage`` (prints a line that is not JSON), ``wrong`` (answers a wrong value),
+``bad-id`` (echoes the wrong id), ``stderr`` (writes to stderr, then answers correctly),
+``bad-start`` (refuses the handshake), ``old-protocol`` (claims protocol 0.1.0).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def answer(message: dict, mode: str) -> dict | str | None:
+    op, request_id, args = message.get("op"), message.get("id"), message.get("args", {})
+    if op == "start":
+        if mode == "bad-start":
+            return {"id": request_id, "error": {"kind": "internal", "message": "no"}}
+        version = "0.1.0" if mode == "old-protocol" else "1.0.0"
+        return {"id": request_id, "result": {
+            "implementation": {"name": f"fake-{mode}", "version": "0", "language": "python"},
+            "protocol_version": version, "profiles": ["demo"], "capabilities": []}}
+    if op == "stop":
+        return {"id": request_id, "result": None}
+    if op == "demo.constants":
+        return {"id": request_id, "result": {"answer": 42}}
+    if op != "demo.echo":
+        return {"id": request_id, "error": {"kind": "unknown-op", "message": str(op)}}
+    value = args.get("value")
+    if isinstance(value, str) and value.startswith("!"):
+        if mode == "crash":
+            sys.exit(7)
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "garbage":
+            return "this is not JSON {"
+        if mode == "wrong":
+            return {"id": request_id, "result": "wrong"}
+        if mode == "bad-id":
+            return {"id": "someone-else", "result": value}
+        if mode == "stderr":
+            print("a warning on stderr", file=sys.stderr, flush=True)
+    return {"id": request_id, "result": value}
+
+
+def main() -> int:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "good"
+    for line in sys.stdin:
+        message = json.loads(line)
+        reply = answer(message, mode)
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        if message.get("op") == "stop":
+            return 0
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

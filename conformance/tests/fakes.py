@@ -1,0 +1,69 @@
+"""In-process fake implementations of the toy ``demo`` profile, each with one flaw."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _start(request_id: Any, name: str, profiles: list[str] | None = None) -> dict[str, Any]:
+    return {"id": request_id, "result": {
+        "implementation": {"name": name, "version": "0", "language": "python"},
+        "protocol_version": "1.0.0", "profiles": profiles or ["demo"], "capabilities": []}}
+
+
+class Echo:
+    """Correct: answers demo.echo with its value."""
+
+    name = "echo"
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        op, request_id = message["op"], message["id"]
+        if op == "start":
+            return _start(request_id, self.name)
+        if op == "stop":
+            return {"id": request_id, "result": None}
+        if op == "demo.constants":
+            return {"id": request_id, "result": {}}
+        if op == "demo.echo":
+            return self.echo(request_id, message["args"]["value"])
+        return {"id": request_id, "error": {"kind": "unknown-op", "message": op}}
+
+    def echo(self, request_id: Any, value: Any) -> dict[str, Any]:
+        return {"id": request_id, "result": value}
+
+
+class AlwaysWrong(Echo):
+    """Answers every echo with the same wrong value."""
+
+    def echo(self, request_id: Any, value: Any) -> dict[str, Any]:
+        return {"id": request_id, "result": ["not", "it"]}
+
+
+class RaisesOnBang(Echo):
+    """Raises inside handle() for values starting with '!'."""
+
+    def echo(self, request_id: Any, value: Any) -> dict[str, Any]:
+        if isinstance(value, str) and value.startswith("!"):
+            raise RuntimeError("boom")
+        return super().echo(request_id, value)
+
+
+class UnknownErrorKind(Echo):
+    """Answers with an error kind outside the protocol's closed set."""
+
+    def echo(self, request_id: Any, value: Any) -> dict[str, Any]:
+        return {"id": request_id, "error": {"kind": "oops", "message": "made up"}}
+
+
+class ClaimsNothing(Echo):
+    """Claims no profile at all, so every case is not claimed."""
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message["op"] == "start":
+            reply = _start(message["id"], "claims-nothing")
+            reply["result"]["profiles"] = []
+            return reply
+        return super().handle(message)
+
+
+ECHO = Echo()

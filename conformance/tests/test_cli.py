@@ -1,0 +1,161 @@
+"""The command line as users meet it: exit codes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import DATA, Runner, fake_cmd
+
+
+def _one_line_usage_error(result: object, needle: str) -> None:
+    stderr: str = result.stderr  # type: ignore[attr-defined]
+    assert result.returncode == 2, (result.returncode, stderr)  # type: ignore[attr-defined]
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("memspec: error:") and needle in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "--adapter", "docker:foo"], "unknown adapter 'docker:foo'"),
+        (["run", "--adapter", "python:only-module"], "expected python:MODULE:ATTR"),
+        (["run", "--adapter", "python:no_such_module_x:Thing"], "cannot import"),
+        (["run", "--adapter", "cmd:"], "empty command line"),
+        (["run", "--adapter", "cmd:'unclosed"], "No closing quotation"),
+        (["run", "--profile", "nosuch"], "unknown profile 'nosuch'"),
+        (["run", "--hypothesis-profile", "fast"], "invalid choice"),
+        (["run", "--bogus"], "unrecognized arguments"),
+        (["explain", "NOPE-X-001"], "no requirement or case"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_exit_2(
+    args: list[str], needle: str, demo_env: dict[str, str], memspec_cli: Runner
+) -> None:
+    _one_line_usage_error(memspec_cli(*args, env=demo_env), needle)
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("[[expected_failure]\ncase = 1", "not valid TOML"),
+        ('[[expected_failure]]\ncase = "demo/echo/plain"\n', "needs exactly the keys"),
+        ('[[expected_failure]]\ncase = "demo/echo/plain"\nreason = ""\n', "non-empty strings"),
+        ('surprise = 1\n', "unknown key 'surprise'"),
+        ('[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
+         '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\n', "listed twice"),
+    ],
+)
+def test_malformed_expectations_file_exit_2(
+    content: str, needle: str, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    path = tmp_path / "expect.toml"
+    path.write_text(content, encoding="utf-8")
+    _one_line_usage_error(memspec_cli("run", "--expectations", str(path), env=demo_env), needle)
+
+
+def test_missing_expectations_file_exit_2(demo_env: dict[str, str], memspec_cli: Runner) -> None:
+    _one_line_usage_error(memspec_cli("run", "--expectations", "nope.toml", env=demo_env),
+                          "not found")
+
+
+def _broken_corpus(tmp_path: Path, demo_env: dict[str, str], case: object) -> dict[str, str]:
+    corpus = tmp_path / "fixtures"
+    shutil.copytree(DATA / "fixtures", corpus)
+    (corpus / "demo" / "echo" / "broken.json").write_text(json.dumps(case), encoding="utf-8")
+    return {**demo_env, "MEMSPEC_FIXTURES": str(corpus)}
+
+
+@pytest.mark.parametrize(
+    ("case", "needle"),
+    [
+        ({"id": "demo/echo/broken", "description": "x", "requirements": ["DEMO-ECHO-001"],
+          "op": "demo.echo", "args": {}}, "breaks the case schema"),
+        ({"id": "demo/echo/elsewhere", "description": "x", "requirements": ["DEMO-ECHO-001"],
+          "op": "demo.echo", "args": {}, "expect": {"result": 1}}, "does not match its path"),
+        ("not an object", "breaks the case schema"),
+    ],
+)
+def test_fixture_that_breaks_the_schema_exit_2(
+    case: object, needle: str, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    env = _broken_corpus(tmp_path, demo_env, case)
+    _one_line_usage_error(memspec_cli("run", env=env), needle)
+
+
+def test_lint_reports_every_problem(demo_env: dict[str, str], memspec_cli: Runner,
+                                    tmp_path: Path) -> None:
+    env = _broken_corpus(tmp_path, demo_env, {
+        "id": "demo/echo/broken", "description": "x", "requirements": ["DEMO-ECHO-999"],
+        "op": "demo.nosuch", "args": {}, "expect": {"result": 1}})
+    result = memspec_cli("lint", env=env)
+    assert result.returncode == 1
+    assert "unknown requirement id DEMO-ECHO-999" in result.stdout
+    assert "op 'demo.nosuch' is not in any spec operations table" in result.stdout
+
+
+def test_lint_clean_corpus(demo_env: dict[str, str], memspec_cli: Runner) -> None:
+    result = memspec_cli("lint", env=demo_env)
+    assert result.returncode == 0 and "lint: clean" in result.stdout
+
+
+def test_coverage_fails_only_for_an_uncovered_must(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    result = memspec_cli("coverage", "--profile", "demo", env=demo_env)
+    assert result.returncode == 0, result.stdout
+    assert "DEMO-ECHO-001" in result.stdout and "6 case(s)" in result.stdout
+    spec = tmp_path / "spec"
+    shutil.copytree(DATA / "spec", spec)
+    with (spec / "demo.md").open("a", encoding="utf-8") as page:
+        page.write("\n- **DEMO-ECHO-003** (MUST): Nobody tests this.\n")
+    result = memspec_cli("coverage", "--profile", "demo", "--json",
+                         env={**demo_env, "MEMSPEC_SPEC": str(spec)})
+    assert result.returncode == 1
+    rows = {row["requirement"]: row for row in json.loads(result.stdout)}
+    assert rows["DEMO-ECHO-003"]["cases"] == [] and rows["DEMO-ECHO-002"]["level"] == "SHOULD"
+
+
+def test_explain_prints_requirement_text_and_cases(demo_env: dict[str, str],
+                                                   memspec_cli: Runner) -> None:
+    result = memspec_cli("explain", "DEMO-ECHO-001", env=demo_env)
+    assert result.returncode == 0
+    assert "answers its `value` argument unchanged" in result.stdout
+    assert "demo/echo/plain: echo plain" in result.stdout
+
+
+def test_explain_a_case_prints_its_fixture(demo_env: dict[str, str], memspec_cli: Runner) -> None:
+    result = memspec_cli("explain", "demo/echo/plain", env=demo_env)
+    assert result.returncode == 0 and json.loads(result.stdout)["args"] == {"value": "hello"}
+
+
+def test_smoke_tells_broken_from_working(demo_env: dict[str, str], memspec_cli: Runner) -> None:
+    good = memspec_cli("smoke", "--adapter", fake_cmd("good"), env=demo_env)
+    assert good.returncode == 0 and "speaks the protocol" in good.stdout
+    bad = memspec_cli("smoke", "--adapter", fake_cmd("bad-start"), env=demo_env)
+    assert bad.returncode == 3 and "adapter broken" in bad.stdout
+    assert "not a conformance result" in bad.stdout
+
+
+def test_no_case_selected_is_a_usage_error(demo_env: dict[str, str], memspec_cli: Runner) -> None:
+    result = memspec_cli("run", "-k", "no_such_case_anywhere", env=demo_env)
+    assert result.returncode == 2 and "no case selected" in result.stderr
+
+
+def test_snapshot_update_is_refused_for_other_adapters(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "memspec.pytest_plugin", "--pyargs",
+         "memspec.suite", "--memspec-adapter", fake_cmd("good"), "--snapshot-update", "-q"],
+        cwd=tmp_path, env=demo_env, capture_output=True, text=True, check=False)
+    assert result.returncode == 4
+    assert "only the reference adapter may write snapshots" in result.stderr

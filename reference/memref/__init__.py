@@ -1,0 +1,7 @@
+"""memref: the reference implementation of the memspec profiles.
+
+Import a profile module, for example ``memref.memdir``.
+"""
+
+__version__ = "0.1.0"
+PROTOCOL_VERSION = "1.0.0"

@@ -1,0 +1,49 @@
+"""Replacing a file atomically: a temporary file in the same directory, then a rename."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+
+__all__ = ["write_atomic"]
+
+
+def write_atomic(path: str, data: bytes, *, mode: int = 0o644, mtime_ns: int | None = None) -> None:
+    """Make ``path`` hold exactly ``data``, or leave it as it was.
+
+    The bytes go to a new file beside ``path`` (created with ``mode``, subject to
+    the umask), which is flushed to disk, given ``mtime_ns`` as its access and
+    modification time when set, and renamed over ``path``; the directory is
+    then flushed so the rename itself is durable. Raises ``OSError``.
+    """
+    directory, name = os.path.split(path)
+    temporary = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if mtime_ns is not None:
+            os.utime(temporary, ns=(mtime_ns, mtime_ns))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_directory(directory or ".")
+
+
+def _sync_directory(directory: str) -> None:
+    # Some filesystems cannot fsync a directory; the data itself is already durable.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,36 @@
+"""The error every memref operation raises for a documented failure."""
+
+from __future__ import annotations
+
+__all__ = ["ERROR_KINDS", "OpError"]
+
+# The closed set of error kinds of the protocol (spec/protocol.md, "Error kinds").
+ERROR_KINDS: frozenset[str] = frozenset(
+    {
+        "unknown-op",
+        "invalid-args",
+        "invalid-input",
+        "not-found",
+        "not-a-directory",
+        "is-a-directory",
+        "permission-denied",
+        "exists",
+        "no-space",
+        "path-escape",
+        "locked",
+        "io",
+        "unsupported",
+        "internal",
+    }
+)
+
+
+class OpError(Exception):
+    """A documented failure of an operation, carrying a protocol error kind."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        if kind not in ERROR_KINDS:
+            raise ValueError(f"unknown error kind {kind!r}")
+        super().__init__(message)
+        self.kind = kind
+        self.message = message

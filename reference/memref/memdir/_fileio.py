@@ -1,0 +1,101 @@
+"""Bounded reads, Go ``*PathError`` texts, and errno to protocol error kinds."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+
+from memref._gostr import errno_text
+
+__all__ = [
+    "OPEN_READ_FLAGS",
+    "NotRegularFile",
+    "PathError",
+    "kind_for_errno",
+    "open_for_read",
+    "os_errno",
+    "read_at_most",
+]
+
+# O_NONBLOCK: opening a FIFO for reading must never wait for a writer.
+OPEN_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
+
+
+@dataclass(frozen=True)
+class PathError:
+    """Go's ``*os.PathError``: renders as ``<op> <path>: <errno text>``."""
+
+    op: str
+    path: str
+    errno: int | None
+
+    def __str__(self) -> str:
+        return f"{self.op} {self.path}: {errno_text(self.errno)}"
+
+    @property
+    def kind(self) -> str:
+        return kind_for_errno(self.errno)
+
+
+class NotRegularFile(Exception):
+    """The path opened, but is neither a regular file nor a directory."""
+
+
+_KINDS = {
+    errno.ENOENT: "not-found",
+    errno.ENOTDIR: "not-a-directory",
+    errno.EISDIR: "is-a-directory",
+    errno.EACCES: "permission-denied",
+    errno.EPERM: "permission-denied",
+    errno.EEXIST: "exists",
+    errno.ENOSPC: "no-space",
+}
+
+
+def kind_for_errno(code: int | None) -> str:
+    return _KINDS.get(code, "io") if code is not None else "io"
+
+
+def os_errno(exc: BaseException) -> int:
+    """The errno Go would see: a NUL byte in a path is EINVAL there."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return exc.errno
+    return errno.EINVAL
+
+
+def open_for_read(path: str, *, allow_dir: bool) -> int:
+    """Open ``path`` for reading without blocking; a descriptor of a readable kind.
+
+    A directory is accepted when ``allow_dir`` (reading it then fails with EISDIR,
+    as Go reports); any other non-regular file raises ``NotRegularFile``.
+    """
+    fd = os.open(path, OPEN_READ_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if stat.S_ISREG(mode) or (allow_dir and stat.S_ISDIR(mode)):
+        return fd
+    os.close(fd)
+    raise NotRegularFile(path)
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Read until end of file or ``limit`` bytes, never asking for more than remains."""
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)

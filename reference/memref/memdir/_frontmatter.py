@@ -1,0 +1,50 @@
+"""The flat ``key: value`` frontmatter block between two ``---`` lines."""
+
+from __future__ import annotations
+
+from memref._gostr import to_lower, trim_space
+
+__all__ = ["parse_frontmatter"]
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _split_line(line: str) -> tuple[str, str] | None:
+    trimmed = trim_space(line)
+    if not trimmed or trimmed.startswith("#"):
+        return None
+    raw_key, colon, raw_value = trimmed.partition(":")
+    if not colon:
+        return None
+    key = to_lower(trim_space(raw_key))
+    value = _unquote(trim_space(raw_value))
+    if not key or not value:
+        return None
+    return key, value
+
+
+def parse_frontmatter(content: str) -> tuple[dict[str, str], str]:
+    """Split ``content`` into its frontmatter map and its body.
+
+    Without an opening ``---`` line, or without a closing one, the map is empty
+    and the body is the whole input. The first occurrence of a key wins.
+    """
+    if not content.startswith("---"):
+        return {}, content
+    lines = content.split("\n")
+    if trim_space(lines[0]) != "---":
+        return {}, content
+    end = next((i for i in range(1, len(lines)) if trim_space(lines[i]) == "---"), -1)
+    if end < 0:
+        return {}, content
+    frontmatter: dict[str, str] = {}
+    for line in lines[1:end]:
+        pair = _split_line(line)
+        if pair is not None and pair[0] not in frontmatter:
+            frontmatter[pair[0]] = pair[1]
+    body = "\n".join(lines[end + 1 :]).removeprefix("\n")
+    return frontmatter, body

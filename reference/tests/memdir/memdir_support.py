@@ -1,0 +1,12 @@
+"""Values shared by the memdir tests."""
+
+from __future__ import annotations
+
+from memref._time import parse_rfc3339
+
+T0 = parse_rfc3339("2026-05-01T12:00:00Z")
+
+
+def at(text: str) -> int:
+    """An RFC 3339 instant as epoch nanoseconds."""
+    return parse_rfc3339(text)
