@@ -48,7 +48,14 @@ def parse_requirements(markdown: str, page: str) -> list[Requirement]:
             found.append(Requirement(page=page, section=section, **current))
             current = None
 
+    fenced = False
     for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            close()
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
         heading = _HEADING.match(line)
         item = _ITEM.match(line)
         if item:

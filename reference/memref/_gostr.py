@@ -19,10 +19,11 @@ __all__ = [
 ]
 
 # unicode.IsSpace: the Latin-1 spaces plus the White_Space property.
-_SPACES = frozenset(
+_SPACE_CHARS = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+_SPACES = frozenset(_SPACE_CHARS)
 
 
 def decode(data: bytes) -> str:
@@ -43,12 +44,7 @@ def is_space(char: str) -> bool:
 
 def trim_space(text: str) -> str:
     """Go's ``strings.TrimSpace``: strip Unicode White_Space, and nothing else."""
-    start, end = 0, len(text)
-    while start < end and text[start] in _SPACES:
-        start += 1
-    while end > start and text[end - 1] in _SPACES:
-        end -= 1
-    return text[start:end]
+    return text.strip(_SPACE_CHARS)
 
 
 def _lower_rune(char: str) -> str:

@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-Writer = Callable[..., Path]
-
 
 @pytest.fixture
-def write(tmp_path: Path) -> Writer:
+def write(tmp_path: Path) -> Callable[..., Path]:
     """Create a file below ``tmp_path`` (parents included) with text or bytes and an mtime."""
 
     def make(relative: str, content: str | bytes = "", mtime: int | None = None) -> Path:

@@ -33,7 +33,7 @@ def _reference(op: str, args: dict[str, Any]) -> Any:
     return reply["result"]
 
 
-@suite_case("memdir/frontmatter/property-never-errors", "MEMDIR-FM-001")
+@suite_case("memdir/frontmatter/property-never-errors", "MEMDIR-FM-017")
 @settings(deadline=None)
 @given(content=wire_texts())
 def test_parse_frontmatter_never_errors(memspec_adapter: Adapter, content: object) -> None:
@@ -54,7 +54,9 @@ def test_no_opening_delimiter_means_body_unchanged(memspec_adapter: Adapter,
     assert text_bytes(result["body"]) == content.encode("utf-8")
 
 
-@suite_case("memdir/frontmatter/property-agrees-with-reference", "MEMDIR-FM-001")
+@suite_case("memdir/frontmatter/property-agrees-with-reference",
+            "MEMDIR-FM-005", "MEMDIR-FM-007", "MEMDIR-FM-008", "MEMDIR-FM-010", "MEMDIR-FM-012",
+            "MEMDIR-FM-015")
 @settings(deadline=None)
 @given(content=frontmatter_documents())
 def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
@@ -66,7 +68,8 @@ def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
     assert json_equal(expected, actual), (content, expected, actual)
 
 
-@suite_case("memdir/age/property-age-days-monotonic-and-clamped", "MEMDIR-AGE-001")
+@suite_case("memdir/age/property-age-days-monotonic-and-clamped", "MEMDIR-AGE-001",
+            "MEMDIR-AGE-002")
 @settings(deadline=None)
 @given(mtime=instants(), first=instants(), second=instants())
 def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, mtime: int,
@@ -81,7 +84,8 @@ def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, m
         assert ages[0] == 0
 
 
-@suite_case("memdir/age/property-age-days-floors-elapsed-days", "MEMDIR-AGE-001")
+@suite_case("memdir/age/property-age-days-floors-elapsed-days", "MEMDIR-AGE-001",
+            "MEMDIR-AGE-004")
 @settings(deadline=None)
 @given(mtime=instants(), elapsed=st.integers(min_value=-3 * NS_PER_DAY,
                                              max_value=4000 * NS_PER_DAY))
@@ -94,7 +98,8 @@ def test_age_days_floors_whole_elapsed_days(memspec_adapter: Adapter, mtime: int
     assert age == max(0, elapsed // NS_PER_DAY)
 
 
-@suite_case("memdir/age/property-freshness-text-and-note-agree", "MEMDIR-AGE-001")
+@suite_case("memdir/age/property-freshness-text-and-note-agree", "MEMDIR-AGE-008",
+            "MEMDIR-AGE-010", "MEMDIR-AGE-011")
 @settings(deadline=None)
 @given(mtime=instants(), elapsed=st.integers(min_value=-NS_PER_DAY, max_value=900 * NS_PER_DAY))
 def test_freshness_note_wraps_freshness_text(memspec_adapter: Adapter, mtime: int,
@@ -108,7 +113,8 @@ def test_freshness_note_wraps_freshness_text(memspec_adapter: Adapter, mtime: in
     assert note == ("" if text == "" else f"<system-reminder>{text}</system-reminder>\n")
 
 
-@suite_case("memdir/index/property-truncation-invariants", "MEMDIR-IDX-001")
+@suite_case("memdir/index/property-truncation-invariants", "MEMDIR-IDX-003",
+            "MEMDIR-IDX-004", "MEMDIR-IDX-005", "MEMDIR-IDX-009")
 @settings(deadline=None)
 @given(raw=index_texts())
 def test_truncated_index_keeps_its_invariants(memspec_adapter: Adapter, raw: str) -> None:

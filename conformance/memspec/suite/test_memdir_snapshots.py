@@ -47,7 +47,8 @@ def _at(offset_ns: int) -> dict[str, str]:
     return {"mtime": format_rfc3339_nano(NOW - offset_ns), "now": format_rfc3339_nano(NOW)}
 
 
-@suite_case("memdir/age/snapshot-rendered-ages", "MEMDIR-AGE-001", kind="snapshot")
+@suite_case("memdir/age/snapshot-rendered-ages", "MEMDIR-AGE-005", "MEMDIR-AGE-006",
+            "MEMDIR-AGE-007", "MEMDIR-AGE-009", "MEMDIR-AGE-011", kind="snapshot")
 def test_rendered_ages(memspec_adapter: Adapter, fixture_snapshot: SnapshotAssertion) -> None:
     """age, freshness_text and freshness_note for a ladder of ages."""
     rendered = {
@@ -60,7 +61,8 @@ def test_rendered_ages(memspec_adapter: Adapter, fixture_snapshot: SnapshotAsser
     assert rendered == fixture_snapshot
 
 
-@suite_case("memdir/index/snapshot-truncation-warnings", "MEMDIR-IDX-001", kind="snapshot")
+@suite_case("memdir/index/snapshot-truncation-warnings", "MEMDIR-IDX-007",
+            "MEMDIR-IDX-008", kind="snapshot")
 def test_rendered_index_warnings(memspec_adapter: Adapter,
                                  fixture_snapshot: SnapshotAssertion) -> None:
     """The bare warning of each of the three truncation reasons."""
@@ -74,7 +76,8 @@ def test_rendered_index_warnings(memspec_adapter: Adapter,
     assert rendered == fixture_snapshot
 
 
-@suite_case("memdir/manifest/snapshot-manifest", "MEMDIR-MAN-001", kind="snapshot")
+@suite_case("memdir/manifest/snapshot-manifest", "MEMDIR-MAN-001", "MEMDIR-MAN-003",
+            "MEMDIR-MAN-005", "MEMDIR-MAN-006", kind="snapshot")
 def test_rendered_manifest(memspec_adapter: Adapter, fixture_snapshot: SnapshotAssertion) -> None:
     """A manifest with every combination of type tag and description."""
     headers = [

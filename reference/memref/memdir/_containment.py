@@ -41,8 +41,10 @@ class WriteCheck:
 
 
 def _components(path: str) -> list[str]:
-    # Both sides are absolute here, so the leading "" component is dropped alike.
-    return [part for part in _gopath.clean(path).split("/") if part]
+    # An absolute path keeps a leading "" component, so it never matches a relative one.
+    cleaned = _gopath.clean(path)
+    parts = [part for part in cleaned.split("/") if part]
+    return ["", *parts] if cleaned.startswith("/") else parts
 
 
 def _relation(path: str, root: str) -> Literal["root", "inside", "outside"]:
@@ -70,11 +72,10 @@ def check_write_path(memory_dir: str, path: str) -> WriteCheck:
         return WriteCheck(False, "relative")
     if ".." in path.replace("\\", "/").split("/"):
         return WriteCheck(False, "dotdot")
-    root = _gopath.abs_path(memory_dir, os.getcwd())
-    lexical = _relation(path, root)
+    lexical = _relation(path, memory_dir)
     if lexical != "inside":
         return WriteCheck(False, lexical)
-    resolved = _relation(os.path.realpath(path), os.path.realpath(root))
+    resolved = _relation(os.path.realpath(path), os.path.realpath(memory_dir))
     if resolved == "root":
         return WriteCheck(False, "root")
     if resolved == "outside":

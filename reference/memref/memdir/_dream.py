@@ -23,7 +23,13 @@ from memref.memdir._constants import (
     DREAM_SCAN_THROTTLE_NS,
     DREAM_STALE_AFTER_NS,
 )
-from memref.memdir._fileio import PathError, open_for_read, os_errno, read_at_most
+from memref.memdir._fileio import (
+    NotRegularFile,
+    PathError,
+    open_for_read,
+    os_errno,
+    read_at_most,
+)
 from memref.memdir._goclock import (
     ZERO_TIME_NS,
     go_hours,
@@ -70,18 +76,21 @@ class Acquired:
     ok: bool
 
 
-def _set_times(path: str, instant: int) -> None:
+def _chtimes_ns(instant: int) -> int | None:
     # Go's Chtimes leaves a zero time untouched and passes others as wrapped int64 ns.
-    if is_zero(instant):
-        return
-    value = wrap_int64(instant)
-    with contextlib.suppress(OSError, ValueError, OverflowError):
-        os.utime(path, ns=(value, value))
+    return None if is_zero(instant) else wrap_int64(instant)
+
+
+def _set_times(path: str, instant: int) -> None:
+    value = _chtimes_ns(instant)
+    if value is not None:
+        with contextlib.suppress(OSError, ValueError, OverflowError):
+            os.utime(path, ns=(value, value))
 
 
 def _write_lock(path: str, body: bytes, instant: int) -> bool:
-    """Write the lock as evva does, but atomically: through a symbolic link, and only
-    where evva's in-place write would have been allowed to open the file."""
+    """Write the lock as evva does (through a symbolic link, and only where its in-place
+    write could open the file), but atomically, the body and the time together."""
     target = os.path.realpath(path)
     try:
         probe = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
@@ -92,10 +101,9 @@ def _write_lock(path: str, body: bytes, instant: int) -> bool:
     else:
         os.close(probe)
     try:
-        write_atomic(target, body, mode=0o644)
-    except (OSError, ValueError):
+        write_atomic(target, body, mode=0o644, mtime_ns=_chtimes_ns(instant))
+    except (OSError, ValueError, OverflowError):
         return False
-    _set_times(target, instant)
     return True
 
 
@@ -111,7 +119,7 @@ def try_acquire(memory_dir: str, now: int | None = None, pid: int | None = None)
     body = str(os.getpid() if pid is None else pid)
     path = _lock_path(memory_dir)
     prior = read_last_consolidated_at(memory_dir)
-    if prior is not None and go_sub(now, prior) < DREAM_STALE_AFTER_NS:
+    if prior is not None and now - prior < DREAM_STALE_AFTER_NS:
         return Acquired(prior, False)
     if mkdir_all(memory_dir) is not None:
         return Acquired(prior, False)
@@ -123,7 +131,7 @@ def try_acquire(memory_dir: str, now: int | None = None, pid: int | None = None)
             content = read_at_most(fd, 1 << 16)
         finally:
             os.close(fd)
-    except Exception:
+    except (OSError, ValueError, NotRegularFile):
         return Acquired(prior, False)
     return Acquired(prior, trim_space(decode(content)) == body)
 
@@ -134,10 +142,9 @@ def rollback(memory_dir: str, prior: int | None) -> None:
     if not memory_dir:
         return
     path = _lock_path(memory_dir)
-    if is_zero(prior):
+    if prior is None or is_zero(prior):
         _remove(path)
         return
-    assert prior is not None
     if not _write_lock(path, b"", prior):
         _set_times(path, prior)
 
@@ -151,10 +158,6 @@ def _remove(path: str) -> None:
             os.rmdir(path)
 
 
-def _go_unix_nano(instant: int | None) -> int:
-    return wrap_int64(ZERO_TIME_NS if instant is None else instant)
-
-
 def _read_dir_error(root: str, exc: BaseException) -> OpError:
     error = PathError("open", root, os_errno(exc))
     return OpError(error.kind, f"session: read sessions root {root}: {error}")
@@ -164,9 +167,9 @@ def count_touched_since(app_home: str, since: int | None, exclude_id: str) -> in
     """Session files ``<app_home>/sessions/<slug>/<id>.json`` modified after ``since``.
 
     Only real directories one level down are searched; ``<exclude_id>.json`` is
-    not counted; modification times are the entries' own (links not followed)
-    and compared as Go's int64 ``UnixNano``. A missing sessions directory is 0;
-    any other failure to read it raises ``OpError``.
+    not counted; modification times are the entries' own (links not followed),
+    and with ``since`` of ``None`` every file counts. A missing sessions directory
+    is 0; any other failure to read it raises ``OpError``.
     """
     if not app_home:
         return 0
@@ -178,7 +181,6 @@ def count_touched_since(app_home: str, since: int | None, exclude_id: str) -> in
         if os_errno(exc) == errno.ENOENT:
             return 0
         raise _read_dir_error(root, exc) from exc
-    since_ns = _go_unix_nano(since)
     exclude = exclude_id + _SESSION_SUFFIX if exclude_id else None
     count = 0
     for slug in slugs:
@@ -195,7 +197,7 @@ def count_touched_since(app_home: str, since: int | None, exclude_id: str) -> in
                 mtime = file.stat(follow_symlinks=False).st_mtime_ns
             except OSError:
                 continue
-            if mtime > since_ns:
+            if since is None or is_zero(since) or mtime > since:
                 count += 1
     return count
 
@@ -252,10 +254,9 @@ def gate_open(
         return GateDecision(False, None, 0, "no memory dir", scan_at)
     last = read_last_consolidated_at(memory_dir)
     hours = min_hours if min_hours > 0 else DREAM_DEFAULT_MIN_HOURS
-    since_last = go_sub(now, ZERO_TIME_NS if last is None else last)
-    if since_last < wrap_int64(hours * NS_PER_HOUR):
+    if last is not None and now - last < hours * NS_PER_HOUR:
         return GateDecision(False, None, 0, "time-gate not reached", scan_at)
-    if scan_at is not None and go_sub(now, scan_at) < DREAM_SCAN_THROTTLE_NS:
+    if scan_at is not None and now - scan_at < DREAM_SCAN_THROTTLE_NS:
         return GateDecision(False, None, 0, "scan-throttled", scan_at)
     scan_at = None if is_zero(now) else now
     sessions_needed = min_sessions if min_sessions > 0 else DREAM_DEFAULT_MIN_SESSIONS
@@ -269,5 +270,7 @@ def gate_open(
     acquired = try_acquire(memory_dir, now, pid)
     if not acquired.ok:
         return GateDecision(False, None, count, "lock held", scan_at)
+    # Without a lock evva measures from Go's zero time, and the Duration saturates.
+    since_last = go_sub(now, ZERO_TIME_NS if last is None else last)
     reason = f"fire — {count} sessions, {go_hours(since_last):.0f}h since last"
     return GateDecision(True, acquired.prior, count, reason, scan_at)

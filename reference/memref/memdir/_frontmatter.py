@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memref._gostr import to_lower, trim_space
+from memref._gostr import is_space, to_lower, trim_space
 
 __all__ = ["parse_frontmatter"]
 
@@ -31,7 +31,9 @@ def parse_frontmatter(content: str) -> tuple[dict[str, str], str]:
     """Split ``content`` into its frontmatter map and its body.
 
     Without an opening ``---`` line, or without a closing one, the map is empty
-    and the body is the whole input. The first occurrence of a key wins.
+    and the body is the whole input. A key on a top-level line (not starting with
+    white space) wins over the same key on an indented line; otherwise the first
+    occurrence wins.
     """
     if not content.startswith("---"):
         return {}, content
@@ -41,10 +43,14 @@ def parse_frontmatter(content: str) -> tuple[dict[str, str], str]:
     end = next((i for i in range(1, len(lines)) if trim_space(lines[i]) == "---"), -1)
     if end < 0:
         return {}, content
-    frontmatter: dict[str, str] = {}
+    top_level: dict[str, str] = {}
+    indented: dict[str, str] = {}
     for line in lines[1:end]:
         pair = _split_line(line)
-        if pair is not None and pair[0] not in frontmatter:
-            frontmatter[pair[0]] = pair[1]
+        if pair is not None:
+            claims = indented if is_space(line[0]) else top_level
+            claims.setdefault(*pair)
+    keys = dict.fromkeys([*top_level, *indented])
+    frontmatter = {key: top_level.get(key, indented.get(key, "")) for key in keys}
     body = "\n".join(lines[end + 1 :]).removeprefix("\n")
     return frontmatter, body

@@ -6,10 +6,9 @@ import pytest
 from freezegun import freeze_time
 from hypothesis import given
 from hypothesis import strategies as st
+from memdir_support import T0, at
 from memref._time import NS_PER_DAY, NS_PER_HOUR
 from memref.memdir import age, age_days, freshness_note, freshness_text
-
-from memdir_support import T0, at
 
 CAVEAT_60 = (
     "This memory is 60 days old. Memories are point-in-time observations, not live state — "

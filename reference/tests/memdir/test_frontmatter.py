@@ -72,12 +72,29 @@ def test_quoted_values() -> None:
         ("---\r\nname: x\n---\nb", {"name": "x"}, "b"),
         ("---\nname: x\n  ---\nb", {"name": "x"}, "b"),
         ("---\nname: x\n...\nb", {}, "---\nname: x\n...\nb"),
-        ("---\nmetadata:\n  type: feedback\ntype: user\n---\n", {"type": "feedback"}, ""),
         ("---\nname: \"\"\n  name: inner\n---\n", {"name": "inner"}, ""),
     ],
 )
 def test_verified_vectors(content: str, frontmatter: dict[str, str], body: str) -> None:
     assert parse_frontmatter(content) == (frontmatter, body)
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        # evva keeps the first occurrence (feedback, project); its documented contract, which
+        # the profile follows, is that a top-level key always wins over an indented one.
+        ("metadata:\n  type: feedback\ntype: user", {"type": "user"}),
+        ("\ttype: project\ntype: user", {"type": "user"}),
+        ("\u3000type: project\ntype: user", {"type": "user"}),
+        ("type: user\n  type: feedback", {"type": "user"}),
+        ("  type: a\n  type: b", {"type": "a"}),
+        ("type: a\ntype: b\n  type: c", {"type": "a"}),
+        ("  type: a\ntype: \"\"\n  type: b", {"type": "a"}),
+    ],
+)
+def test_top_level_wins_over_indented(block: str, expected: dict[str, str]) -> None:
+    assert parse_frontmatter(f"---\n{block}\n---\nb") == (expected, "b")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,54 @@
+"""The whole suite passes against memref, in process and through the protocol, alike."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Runner, read_jsonl
+
+from memspec.protocol import report_line_errors
+
+
+@pytest.fixture(scope="module")
+def both_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    import subprocess
+
+    base = tmp_path_factory.mktemp("both")
+    reports = (base / "in-process.jsonl", base / "subprocess.jsonl")
+    adapters = ("reference", f"cmd:{sys.executable} -m memspec serve-reference")
+    for adapter, report in zip(adapters, reports, strict=True):
+        result = subprocess.run(
+            [sys.executable, "-m", "memspec", "run", "--adapter", adapter, "--report",
+             str(report), "--hypothesis-profile", "ci"],
+            cwd=base, capture_output=True, text=True, timeout=900, check=False)
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    return reports
+
+
+def _passed(path: Path) -> set[str]:
+    return {r["id"] for r in read_jsonl(path) if r["type"] == "case" and r["outcome"] == "passed"}
+
+
+def test_both_paths_pass_the_same_cases(both_reports: tuple[Path, Path]) -> None:
+    in_process, subprocess_ = (_passed(path) for path in both_reports)
+    assert in_process == subprocess_
+    assert len([case for case in in_process if case.startswith("memdir/")]) >= 600
+
+
+def test_reports_validate_and_fail_nothing(both_reports: tuple[Path, Path]) -> None:
+    for path in both_reports:
+        lines = read_jsonl(path)
+        assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
+        assert all(report_line_errors(line) == [] for line in lines)
+        counts = lines[-1]["counts"]
+        assert counts["failed"] == counts["error"] == counts["xpassed"] == 0
+        skipped = [r for r in lines if r.get("outcome") == "skipped"]
+        assert all(r["message"].startswith(("host:", "not claimed:")) for r in skipped)
+
+
+def test_smoke_passes_for_the_reference_over_the_protocol(memspec_cli: Runner) -> None:
+    result = memspec_cli("smoke", "--adapter", f"cmd:{sys.executable} -m memspec serve-reference")
+    assert result.returncode == 0, result.stdout
+    assert "ok   memdir.constants answered with an object" in result.stdout
