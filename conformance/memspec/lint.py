@@ -14,6 +14,8 @@ from memspec.requirements import load_requirements
 __all__ = ["lint", "spec_ops"]
 
 _OP_ROW = re.compile(r"^\|\s*`([a-z]+\.[a-z_]+)`\s*\|")
+_CASE_ID = re.compile(r"\b([a-z0-9]+(?:/[a-z0-9][a-z0-9-]*){2,})\b")
+DIVERGENCES_PAGE = "divergences.md"
 
 
 def spec_ops(root: Path | None = None) -> set[str]:
@@ -40,6 +42,7 @@ def lint(fixtures: Path | None = None, spec: Path | None = None) -> list[str]:
     known = {r.id for r in requirements}
     ops = spec_ops(spec_root)
     seen: dict[str, Path] = {}
+    diverging: set[str] = set()
     files = fixture_files(fixtures_root)
     if not files:
         problems.append(f"{fixtures_root}: no fixture files found")
@@ -61,6 +64,8 @@ def lint(fixtures: Path | None = None, spec: Path | None = None) -> list[str]:
         if case.id in seen:
             problems.append(f"{where}: duplicate id {case.id!r} (also {seen[case.id]})")
         seen[case.id] = path
+        if case.divergence:
+            diverging.add(case.id)
         for requirement_id in case.requirements:
             if requirement_id not in known:
                 problems.append(f"{where}: unknown requirement id {requirement_id}")
@@ -72,4 +77,22 @@ def lint(fixtures: Path | None = None, spec: Path | None = None) -> list[str]:
                 problems.append(f"{where}: op {step.op!r} is not of profile {case.profile!r}")
             elif step.op not in ops:
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
+    problems.extend(_divergence_problems(spec_root, seen, diverging))
+    return problems
+
+
+def _divergence_problems(spec_root: Path, cases: dict[str, Path],
+                         diverging: set[str]) -> list[str]:
+    """Every case id named on the divergences page exists, and every case with a
+    ``divergence`` field is named there."""
+    page = spec_root / DIVERGENCES_PAGE
+    if not page.is_file():
+        return [f"spec: {DIVERGENCES_PAGE} is missing"] if diverging else []
+    profiles = {case_id.split("/", 1)[0] for case_id in cases}
+    named = {match for match in _CASE_ID.findall(page.read_text(encoding="utf-8"))
+             if match.split("/", 1)[0] in profiles}
+    problems = [f"spec/{DIVERGENCES_PAGE}: names {case_id!r}, which is no case"
+                for case_id in sorted(named - set(cases))]
+    problems += [f"{case_id}: has a divergence field but spec/{DIVERGENCES_PAGE} does not "
+                 "name it" for case_id in sorted(diverging - named)]
     return problems
