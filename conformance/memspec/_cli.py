@@ -107,6 +107,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     suite = Path(__file__).resolve().parent / "suite"
     pytest_args = [
         "-c", str(suite / "memspec-run.ini"), "--rootdir", str(suite),
+        # memspec itself is imported before pytest starts, so it cannot be rewritten.
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
         "-p", "memspec.pytest_plugin", "--pyargs", "memspec.suite",
         "-v" if args.verbose else "-q", "--no-header", "-rN", "--tb=no",
         "--memspec-adapter", args.adapter,

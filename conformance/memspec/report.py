@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,7 +62,15 @@ def run_info() -> dict[str, Any]:
         "platform": sys.platform,
         "machine": platform.machine(),
         "argv": sys.argv[1:],
+        "tmp_case_sensitive": _tmp_case_sensitive(),
     }
+
+
+def _tmp_case_sensitive() -> bool:
+    """Whether the directory cases are materialised in tells ``a`` from ``A``."""
+    with tempfile.TemporaryDirectory(prefix="memspec-") as scratch:
+        Path(scratch, "a").touch()
+        return not Path(scratch, "A").exists()
 
 
 @dataclass

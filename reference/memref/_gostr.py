@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 
 __all__ = [
+    "SPACE_CHARS",
     "byte_len",
     "decode",
     "encode",
@@ -24,6 +25,8 @@ _SPACE_CHARS = (
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 _SPACES = frozenset(_SPACE_CHARS)
+# The characters trim_space strips, for ``str.strip`` and friends.
+SPACE_CHARS = _SPACE_CHARS
 
 
 def decode(data: bytes) -> str:

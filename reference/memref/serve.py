@@ -26,7 +26,7 @@ def _load_ops() -> dict[str, Op]:
 
 OPS: dict[str, Op] = _load_ops()
 PROFILES = sorted({name.split(".", 1)[0] for name in OPS})
-CAPABILITIES = ["symlinks", "fifos", "fault-injection"]
+CAPABILITIES = ["symlinks", "fifos"]
 
 
 class Implementation:
@@ -38,7 +38,6 @@ class Implementation:
                 "name": "memref",
                 "version": memref.__version__,
                 "language": "python",
-                "homepage": "https://pypi.org/project/memspec/",
             },
             "protocol_version": memref.PROTOCOL_VERSION,
             "profiles": PROFILES,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memref._gostr import is_space, to_lower, trim_space
+from memref._gostr import SPACE_CHARS, is_space, to_lower, trim_space
 
-__all__ = ["parse_frontmatter"]
+__all__ = ["frontmatter_of_lines", "parse_frontmatter"]
 
 
 def _unquote(value: str) -> str:
@@ -27,6 +27,76 @@ def _split_line(line: str) -> tuple[str, str] | None:
     return key, value
 
 
+def _block_end(lines: list[str]) -> int:
+    """The index of the closing ``---`` line; -1 without an opening and a closing one."""
+    if not lines[0].startswith("---") or trim_space(lines[0]) != "---":
+        return -1
+    for index in range(1, len(lines)):
+        line = lines[index]
+        # trim_space(line) == "---" needs "---" in the line; most lines lack it.
+        if "---" in line and trim_space(line) == "---":
+            return index
+    return -1
+
+
+def _merged(top_level: dict[str, str], indented: dict[str, str]) -> dict[str, str]:
+    keys = dict.fromkeys([*top_level, *indented])
+    return {key: top_level.get(key, indented.get(key, "")) for key in keys}
+
+
+def map_of_lines_general(lines: list[str]) -> dict[str, str]:
+    """``_map_of`` by way of ``_split_line``, one call per line: the plain statement of it."""
+    top_level: dict[str, str] = {}
+    indented: dict[str, str] = {}
+    for line in lines:
+        pair = _split_line(line)
+        if pair is not None:
+            claims = indented if is_space(line[0]) else top_level
+            claims.setdefault(*pair)
+    return _merged(top_level, indented)
+
+
+def frontmatter_of_lines(lines: list[str]) -> dict[str, str]:
+    """``parse_frontmatter("\\n".join(lines))[0]`` for lines without a ``"\\n"``.
+
+    One pass over the lines, ``_block_end`` and ``map_of_lines_general`` with
+    ``_split_line`` inlined: the trimmed line that is ``---`` closes the block (it is
+    neither empty nor a comment, and it is tested before any ``key: value``). The
+    line is trimmed at both ends, so the key needs only its right end trimmed and the
+    value only its left end.
+    """
+    first = lines[0]
+    if not first.startswith("---") or first.strip(SPACE_CHARS) != "---":
+        return {}
+    spaces = SPACE_CHARS
+    top_level: dict[str, str] = {}
+    indented: dict[str, str] | None = None
+    for index in range(1, len(lines)):
+        line = lines[index]
+        trimmed = line.strip(spaces)
+        if not trimmed or trimmed[0] == "#":
+            continue
+        if trimmed == "---":
+            return top_level if indented is None else _merged(top_level, indented)
+        key, colon, value = trimmed.partition(":")
+        if not colon:
+            continue
+        key = key.rstrip(spaces)
+        key = key.lower() if key.isascii() else to_lower(key)
+        value = value.lstrip(spaces)
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        if not key or not value:
+            continue
+        if line[0] in spaces:
+            if indented is None:
+                indented = {}
+            indented.setdefault(key, value)
+        elif key not in top_level:
+            top_level[key] = value
+    return {}
+
+
 def parse_frontmatter(content: str) -> tuple[dict[str, str], str]:
     """Split ``content`` into its frontmatter map and its body.
 
@@ -38,19 +108,9 @@ def parse_frontmatter(content: str) -> tuple[dict[str, str], str]:
     if not content.startswith("---"):
         return {}, content
     lines = content.split("\n")
-    if trim_space(lines[0]) != "---":
-        return {}, content
-    end = next((i for i in range(1, len(lines)) if trim_space(lines[i]) == "---"), -1)
+    end = _block_end(lines)
     if end < 0:
         return {}, content
-    top_level: dict[str, str] = {}
-    indented: dict[str, str] = {}
-    for line in lines[1:end]:
-        pair = _split_line(line)
-        if pair is not None:
-            claims = indented if is_space(line[0]) else top_level
-            claims.setdefault(*pair)
-    keys = dict.fromkeys([*top_level, *indented])
-    frontmatter = {key: top_level.get(key, indented.get(key, "")) for key in keys}
+    frontmatter = map_of_lines_general(lines[1:end])
     body = "\n".join(lines[end + 1 :]).removeprefix("\n")
     return frontmatter, body

@@ -9,7 +9,16 @@ the algorithms look at a single ASCII byte.
 
 from __future__ import annotations
 
-__all__ = ["abs_path", "base", "clean", "is_abs", "join", "rel"]
+__all__ = [
+    "abs_path",
+    "base",
+    "clean",
+    "clean_general",
+    "is_abs",
+    "is_clean_posix",
+    "join",
+    "rel",
+]
 
 
 def _is_sep(char: str, windows: bool) -> bool:
@@ -123,8 +132,32 @@ def _post_clean(out: _LazyBuf) -> None:
         out.prepend("\\.")
 
 
+def is_clean_posix(path: str) -> bool:
+    """Whether ``path`` is certainly its own POSIX ``Clean``: a sufficient test, not a full one.
+
+    It holds for a non-empty path with no empty, ``.`` or ``..`` element other than a
+    whole ``.`` or ``..``, and no trailing separator. Some clean paths (``/``, ``../a``)
+    fail it and take the general algorithm.
+    """
+    return (
+        path != ""
+        and "//" not in path
+        and "/./" not in path
+        and "/../" not in path
+        and not path.endswith(("/", "/.", "/.."))
+        and not path.startswith(("./", "../"))
+    )
+
+
 def clean(path: str, *, windows: bool = False) -> str:
     """Go's ``filepath.Clean`` (POSIX, or Windows with ``windows=True``)."""
+    if not windows and is_clean_posix(path):
+        return path
+    return clean_general(path, windows=windows)
+
+
+def clean_general(path: str, *, windows: bool = False) -> str:
+    """Go's ``filepath.Clean``, always by the full lexical algorithm."""
     sep = "\\" if windows else "/"
     original = path
     vol_len = _volume_name_len(path, windows)
@@ -180,6 +213,19 @@ def _from_slash(path: str, windows: bool) -> str:
 
 def join(*elements: str) -> str:
     """Go's ``filepath.Join`` on POSIX: join the non-empty elements, then clean."""
+    if len(elements) == 2:
+        parent, name = elements
+        # A clean parent and a plain name (no separator, not "." or ".."): nothing to clean.
+        if (
+            name
+            and "/" not in name
+            and name != "."
+            and name != ".."
+            and parent
+            and parent != "."
+            and is_clean_posix(parent)
+        ):
+            return parent + "/" + name
     kept = [element for element in elements if element]
     return clean("/".join(kept)) if kept else ""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memref._gostr import decode
@@ -16,7 +16,7 @@ from memref.memdir._constants import (
     MEMORY_INDEX_FILE,
 )
 from memref.memdir._fileio import NotRegularFile, open_for_read, read_at_most
-from memref.memdir._frontmatter import parse_frontmatter
+from memref.memdir._frontmatter import frontmatter_of_lines
 from memref.memdir._memtype import parse_memory_type
 
 __all__ = ["MemoryHeader", "scan_memory_files"]
@@ -38,14 +38,6 @@ class MemoryHeader:
     type: str = ""
 
 
-@dataclass(frozen=True)
-class _Entry:
-    path: str
-    name: str
-    is_dir: bool
-    info: Callable[[], os.stat_result]
-
-
 def _read_dir(path: str) -> list[os.DirEntry[str]]:
     """The directory's entries sorted by name in byte order; what could be read on error."""
     entries: list[os.DirEntry[str]] = []
@@ -55,8 +47,16 @@ def _read_dir(path: str) -> list[os.DirEntry[str]]:
                 entries.append(entry)
     except (OSError, ValueError):
         pass
-    entries.sort(key=lambda entry: os.fsencode(entry.name))
+    if "".join([entry.name for entry in entries]).isascii():
+        # ASCII names: code point order is byte order.
+        entries.sort(key=_name_of)
+    else:
+        entries.sort(key=lambda entry: os.fsencode(entry.name))
     return entries
+
+
+def _name_of(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _entry_is_dir(entry: os.DirEntry[str]) -> bool:
@@ -64,36 +64,6 @@ def _entry_is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir(follow_symlinks=False)
     except OSError:
         return False
-
-
-def _walk(root: str) -> Iterator[_Entry]:
-    """Go's ``filepath.WalkDir``: pre-order, names sorted per directory, links not followed."""
-    try:
-        root_info = os.lstat(root)
-    except (OSError, ValueError):
-        return
-    stack: list[Iterator[_Entry]] = [
-        iter([_Entry(root, _gopath.base(root), stat.S_ISDIR(root_info.st_mode), lambda: root_info)])
-    ]
-    while stack:
-        entry = next(stack[-1], None)
-        if entry is None:
-            stack.pop()
-            continue
-        yield entry
-        if entry.is_dir:
-            stack.append(_children(entry.path))
-
-
-def _children(parent: str) -> Iterator[_Entry]:
-    for child in _read_dir(parent):
-        yield _Entry(
-            _gopath.join(parent, child.name), child.name, _entry_is_dir(child), _lstat_of(child)
-        )
-
-
-def _lstat_of(entry: os.DirEntry[str]) -> Callable[[], os.stat_result]:
-    return lambda: entry.stat(follow_symlinks=False)
 
 
 def _read_header(path: str) -> dict[str, str] | None:
@@ -108,9 +78,38 @@ def _read_header(path: str) -> dict[str, str] | None:
         return None
     finally:
         os.close(fd)
+    if not data.startswith(b"---"):
+        # parse_frontmatter finds no block in text that does not start with "---".
+        return {}
     lines = decode(data).split("\n", FRONTMATTER_MAX_LINES)[:FRONTMATTER_MAX_LINES]
-    frontmatter, _ = parse_frontmatter("\n".join(lines))
-    return frontmatter
+    return frontmatter_of_lines(lines)
+
+
+def _header(
+    filename: str, path: str, mtime: int, frontmatter: dict[str, str]
+) -> MemoryHeader:
+    memory_type, _ = parse_memory_type(frontmatter.get("type", ""))
+    return MemoryHeader(
+        filename=filename,
+        path=path,
+        mtime=mtime,
+        description=frontmatter.get("description", ""),
+        type=memory_type,
+    )
+
+
+def _scan_root_file(directory: str, root_info: os.stat_result) -> list[MemoryHeader]:
+    """The walk of a root that is not a directory: the root alone, named ``"."``."""
+    name = _gopath.base(directory)
+    if not name.endswith(".md") or name == MEMORY_INDEX_FILE:
+        return []
+    filename = _gopath.rel(directory, directory)
+    if filename is None:
+        return []
+    frontmatter = _read_header(directory)
+    if frontmatter is None:
+        return []
+    return [_header(filename, directory, root_info.st_mtime_ns, frontmatter)]
 
 
 def scan_memory_files(directory: str) -> list[MemoryHeader]:
@@ -119,32 +118,56 @@ def scan_memory_files(directory: str) -> list[MemoryHeader]:
     Ties keep the walk order; at most ``MAX_MEMORY_FILES`` headers are returned.
     A file that cannot be opened or read as a regular file is left out. Never
     raises.
+
+    The walk is Go's ``filepath.WalkDir`` (pre-order, names sorted per directory in
+    byte order, links not followed). Each entry's path is ``filepath.Join(parent,
+    name)`` and its filename ``filepath.Rel(directory, path)``; below a cleaned root
+    both are built by appending ``/name``, which is what Go's algorithms give for a
+    clean parent and a name read from a directory (never empty, ``.``, ``..``, and
+    without a separator).
     """
     if not directory:
         return []
+    try:
+        root_info = os.lstat(directory)
+    except (OSError, ValueError):
+        return []
+    if not stat.S_ISDIR(root_info.st_mode):
+        return _scan_root_file(directory, root_info)
     headers: list[MemoryHeader] = []
-    for entry in _walk(directory):
-        if entry.is_dir or not entry.name.endswith(".md") or entry.name == MEMORY_INDEX_FILE:
-            continue
-        filename = _gopath.rel(directory, entry.path)
-        if filename is None:
-            continue
-        try:
-            info = entry.info()
-        except (OSError, ValueError):
-            continue
-        frontmatter = _read_header(entry.path)
-        if frontmatter is None:
-            continue
-        memory_type, _ = parse_memory_type(frontmatter.get("type", ""))
-        headers.append(
-            MemoryHeader(
-                filename=filename,
-                path=entry.path,
-                mtime=info.st_mtime_ns,
-                description=frontmatter.get("description", ""),
-                type=memory_type,
-            )
-        )
+    root = _gopath.clean(directory)
+    # The first level: Join(directory, name) is Clean(directory) + "/" + name, except
+    # below "/" (no doubled separator) and "." (the name alone).
+    if root == "/":
+        path_prefix = "/"
+    elif root == ".":
+        path_prefix = ""
+    else:
+        path_prefix = root + "/"
+    # Pending directories: (entries still to visit, their path prefix, filename prefix).
+    stack: list[tuple[Iterator[os.DirEntry[str]], str, str]] = [
+        (iter(_read_dir(directory)), path_prefix, "")
+    ]
+    while stack:
+        entries, path_prefix, name_prefix = stack[-1]
+        for entry in entries:
+            name = entry.name
+            if _entry_is_dir(entry):
+                path = path_prefix + name
+                stack.append((iter(_read_dir(path)), path + "/", name_prefix + name + "/"))
+                break
+            if not name.endswith(".md") or name == MEMORY_INDEX_FILE:
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except (OSError, ValueError):
+                continue
+            path = path_prefix + name
+            frontmatter = _read_header(path)
+            if frontmatter is None:
+                continue
+            headers.append(_header(name_prefix + name, path, info.st_mtime_ns, frontmatter))
+        else:
+            stack.pop()
     headers.sort(key=lambda header: -header.mtime)
     return headers[:MAX_MEMORY_FILES]
