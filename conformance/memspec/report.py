@@ -6,6 +6,7 @@ same records.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import sys
@@ -29,6 +30,7 @@ __all__ = [
     "render_markdown",
     "render_table",
     "run_info",
+    "tmp_case_sensitive",
 ]
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -62,11 +64,12 @@ def run_info() -> dict[str, Any]:
         "platform": sys.platform,
         "machine": platform.machine(),
         "argv": sys.argv[1:],
-        "tmp_case_sensitive": _tmp_case_sensitive(),
+        "tmp_case_sensitive": tmp_case_sensitive(),
     }
 
 
-def _tmp_case_sensitive() -> bool:
+@functools.cache
+def tmp_case_sensitive() -> bool:
     """Whether the directory cases are materialised in tells ``a`` from ``A``."""
     with tempfile.TemporaryDirectory(prefix="memspec-") as scratch:
         Path(scratch, "a").touch()

@@ -12,6 +12,7 @@ from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
 from memspec.compare import json_equal
 from memspec.exceptions import AdapterFault
+from memspec.report import tmp_case_sensitive
 from memspec.trees import (
     compare_tree,
     materialise,
@@ -44,6 +45,8 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
         return f"not claimed: capability {', '.join(missing)}"
     if "non-root" in case.host and hasattr(os, "geteuid") and os.geteuid() == 0:
         return "host: the case needs a non-root user (mode bits do not bind root)"
+    if "case-sensitive-fs" in case.host and not tmp_case_sensitive():
+        return "host: the case needs a case-sensitive filesystem for its temporary directory"
     return None
 
 

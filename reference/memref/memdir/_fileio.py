@@ -17,6 +17,7 @@ __all__ = [
     "open_for_read",
     "os_errno",
     "read_at_most",
+    "read_capped",
 ]
 
 # O_NONBLOCK: opening a FIFO for reading must never wait for a writer.
@@ -99,3 +100,24 @@ def read_at_most(fd: int, limit: int) -> bytes:
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)
+
+
+def read_capped(fd: int, cap: int) -> tuple[bytes, bool]:
+    """``read_at_most(fd, cap + 1)`` cut to ``cap`` bytes, and whether it was longer.
+
+    The same reads as ``read_at_most``; when the first read fills the cap, that
+    chunk is the answer as it is, without joining and cutting a copy.
+    """
+    chunks: list[bytes] = []
+    remaining = cap + 1
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    if remaining > 0:
+        return b"".join(chunks), False
+    if len(chunks[0]) == cap:
+        return chunks[0], True
+    return b"".join(chunks)[:cap], True

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from memref._gostr import SPACE_CHARS, is_space, to_lower, trim_space
 
-__all__ = ["frontmatter_of_lines", "parse_frontmatter"]
+__all__ = ["frontmatter_of_lines", "map_of_lines_general", "parse_frontmatter"]
+
+# The characters of SPACE_CHARS that are ASCII: all trim_space strips from ASCII text.
+_ASCII_SPACES = "".join(char for char in SPACE_CHARS if char.isascii())
 
 
 def _unquote(value: str) -> str:
@@ -56,19 +59,23 @@ def map_of_lines_general(lines: list[str]) -> dict[str, str]:
     return _merged(top_level, indented)
 
 
-def frontmatter_of_lines(lines: list[str]) -> dict[str, str]:
+def frontmatter_of_lines(lines: list[str], *, ascii_text: bool = False) -> dict[str, str]:
     """``parse_frontmatter("\\n".join(lines))[0]`` for lines without a ``"\\n"``.
 
-    One pass over the lines, ``_block_end`` and ``map_of_lines_general`` with
-    ``_split_line`` inlined: the trimmed line that is ``---`` closes the block (it is
+    One pass over the lines: ``_block_end`` and ``map_of_lines_general`` with
+    ``_split_line`` inlined. The trimmed line that is ``---`` closes the block (it is
     neither empty nor a comment, and it is tested before any ``key: value``). The
     line is trimmed at both ends, so the key needs only its right end trimmed and the
-    value only its left end.
+    value only its left end; a line is indented when trimming changed its first
+    character. When the caller knows the lines are ASCII (``ascii_text``), trimming
+    needs only the ASCII spaces and lowering only ``str.lower``.
     """
     first = lines[0]
-    if not first.startswith("---") or first.strip(SPACE_CHARS) != "---":
+    if not first.startswith("---"):
         return {}
-    spaces = SPACE_CHARS
+    spaces = _ASCII_SPACES if ascii_text else SPACE_CHARS
+    if first.strip(spaces) != "---":
+        return {}
     top_level: dict[str, str] = {}
     indented: dict[str, str] | None = None
     for index in range(1, len(lines)):
@@ -81,14 +88,19 @@ def frontmatter_of_lines(lines: list[str]) -> dict[str, str]:
         key, colon, value = trimmed.partition(":")
         if not colon:
             continue
-        key = key.rstrip(spaces)
-        key = key.lower() if key.isascii() else to_lower(key)
         value = value.lstrip(spaces)
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        if not key or not value:
+        if not value:
             continue
-        if line[0] in spaces:
+        last = value[-1]
+        if (last == '"' or last == "'") and len(value) >= 2 and value[0] == last:
+            value = value[1:-1]
+            if not value:
+                continue
+        key = key.rstrip(spaces)
+        if not key:
+            continue
+        key = key.lower() if ascii_text else to_lower(key)
+        if line[0] != trimmed[0]:
             if indented is None:
                 indented = {}
             indented.setdefault(key, value)

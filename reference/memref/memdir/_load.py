@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from memref.memdir import _gopath
 from memref.memdir._constants import PROJECT_MEMORY_FILE
-from memref.memdir._index import read_mem_file, truncate_index
+from memref.memdir._index import read_index_file, read_mem_file
 from memref.memdir._paths import memory_dir, memory_index_path, mkdir_all
 
 __all__ = ["Snapshot", "load"]
@@ -42,10 +42,9 @@ def load(workdir: str, app_home: str, auto_memory: bool) -> Snapshot:
             warnings.append(f"memdir: ensure {memory_dir(app_home)}: {error}")
         else:
             directory = memory_dir(app_home)
-        raw, read_warning = read_mem_file(memory_index_path(app_home))
+        index, cap_warning, read_warning = read_index_file(memory_index_path(app_home))
         if read_warning:
             warnings.append(read_warning)
-        index, cap_warning = truncate_index(raw)
         if cap_warning:
             warnings.append("memdir: " + cap_warning)
     return Snapshot(workdir_memory, index, directory, warnings)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
+from stat import S_ISREG
 
 from memref._gostr import decode
 from memref.memdir import _gopath
@@ -14,8 +17,9 @@ from memref.memdir._constants import (
     FRONTMATTER_SCAN_BYTES,
     MAX_MEMORY_FILES,
     MEMORY_INDEX_FILE,
+    MEMORY_TYPES,
 )
-from memref.memdir._fileio import NotRegularFile, open_for_read, read_at_most
+from memref.memdir._fileio import OPEN_READ_FLAGS
 from memref.memdir._frontmatter import frontmatter_of_lines
 from memref.memdir._memtype import parse_memory_type
 
@@ -38,6 +42,10 @@ class MemoryHeader:
     type: str = ""
 
 
+_NAME = attrgetter("name")
+_MTIME = itemgetter(2)
+
+
 def _read_dir(path: str) -> list[os.DirEntry[str]]:
     """The directory's entries sorted by name in byte order; what could be read on error."""
     entries: list[os.DirEntry[str]] = []
@@ -49,31 +57,45 @@ def _read_dir(path: str) -> list[os.DirEntry[str]]:
         pass
     if "".join([entry.name for entry in entries]).isascii():
         # ASCII names: code point order is byte order.
-        entries.sort(key=_name_of)
+        entries.sort(key=_NAME)
     else:
         entries.sort(key=lambda entry: os.fsencode(entry.name))
     return entries
 
 
-def _name_of(entry: os.DirEntry[str]) -> str:
-    return entry.name
-
-
-def _entry_is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
 def _read_header(path: str) -> dict[str, str] | None:
-    """The frontmatter of the first 30 lines within the first 4096 bytes; ``None`` if unreadable."""
+    """The frontmatter of the first 30 lines within the first 4096 bytes; ``None`` if unreadable.
+
+    ``open_for_read(path, allow_dir=False)`` and ``read_at_most(fd, 4096)``, inlined.
+    """
     try:
-        fd = open_for_read(path, allow_dir=False)
-    except (OSError, ValueError, NotRegularFile):
+        fd = os.open(path, OPEN_READ_FLAGS)
+    except (OSError, ValueError):
         return None
     try:
-        data = read_at_most(fd, FRONTMATTER_SCAN_BYTES)
+        regular = S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        # open_for_read closes and raises; a failing close is an OSError, also None.
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        return None
+    try:
+        data = os.read(fd, FRONTMATTER_SCAN_BYTES)
+        remaining = FRONTMATTER_SCAN_BYTES - len(data)
+        if data and remaining > 0:
+            chunk = os.read(fd, remaining)
+            if chunk:
+                chunks = [data, chunk]
+                remaining -= len(chunk)
+                while remaining > 0:
+                    chunk = os.read(fd, remaining)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    remaining -= len(chunk)
+                data = b"".join(chunks)
     except OSError:
         return None
     finally:
@@ -81,21 +103,17 @@ def _read_header(path: str) -> dict[str, str] | None:
     if not data.startswith(b"---"):
         # parse_frontmatter finds no block in text that does not start with "---".
         return {}
-    lines = decode(data).split("\n", FRONTMATTER_MAX_LINES)[:FRONTMATTER_MAX_LINES]
-    return frontmatter_of_lines(lines)
+    lines = decode(data).split("\n", FRONTMATTER_MAX_LINES)
+    if len(lines) > FRONTMATTER_MAX_LINES:
+        del lines[FRONTMATTER_MAX_LINES:]
+    return frontmatter_of_lines(lines, ascii_text=data.isascii())
 
 
 def _header(
     filename: str, path: str, mtime: int, frontmatter: dict[str, str]
 ) -> MemoryHeader:
     memory_type, _ = parse_memory_type(frontmatter.get("type", ""))
-    return MemoryHeader(
-        filename=filename,
-        path=path,
-        mtime=mtime,
-        description=frontmatter.get("description", ""),
-        type=memory_type,
-    )
+    return MemoryHeader(filename, path, mtime, frontmatter.get("description", ""), memory_type)
 
 
 def _scan_root_file(directory: str, root_info: os.stat_result) -> list[MemoryHeader]:
@@ -134,7 +152,8 @@ def scan_memory_files(directory: str) -> list[MemoryHeader]:
         return []
     if not stat.S_ISDIR(root_info.st_mode):
         return _scan_root_file(directory, root_info)
-    headers: list[MemoryHeader] = []
+    # The fields of each header; only the newest MAX_MEMORY_FILES become headers.
+    found: list[tuple[str, str, int, str, str]] = []
     root = _gopath.clean(directory)
     # The first level: Join(directory, name) is Clean(directory) + "/" + name, except
     # below "/" (no doubled separator) and "." (the name alone).
@@ -152,7 +171,11 @@ def scan_memory_files(directory: str) -> list[MemoryHeader]:
         entries, path_prefix, name_prefix = stack[-1]
         for entry in entries:
             name = entry.name
-            if _entry_is_dir(entry):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
                 path = path_prefix + name
                 stack.append((iter(_read_dir(path)), path + "/", name_prefix + name + "/"))
                 break
@@ -166,8 +189,18 @@ def scan_memory_files(directory: str) -> list[MemoryHeader]:
             frontmatter = _read_header(path)
             if frontmatter is None:
                 continue
-            headers.append(_header(name_prefix + name, path, info.st_mtime_ns, frontmatter))
+            memory_type = frontmatter.get("type", "")  # parse_memory_type, inlined
+            found.append(
+                (
+                    name_prefix + name,
+                    path,
+                    info.st_mtime_ns,
+                    frontmatter.get("description", ""),
+                    memory_type if memory_type in MEMORY_TYPES else "",
+                )
+            )
         else:
             stack.pop()
-    headers.sort(key=lambda header: -header.mtime)
-    return headers[:MAX_MEMORY_FILES]
+    # Newest first; a stable sort, so ties keep the walk order (as reverse=True does).
+    found.sort(key=_MTIME, reverse=True)
+    return [MemoryHeader(*fields) for fields in found[:MAX_MEMORY_FILES]]
