@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
+from pyfakefs.fake_filesystem_unittest import Patcher
 
 
 @pytest.fixture
@@ -37,3 +39,12 @@ def os_read_counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
     monkeypatch.setattr(os, "read", counting_read)
     yield sizes
+
+
+@pytest.fixture
+def case_insensitive_fs() -> Iterator[FakeFilesystem]:
+    """A fake filesystem that, like macOS and Windows, ignores case in names."""
+    with Patcher() as patcher:
+        assert patcher.fs is not None
+        patcher.fs.is_case_sensitive = False
+        yield patcher.fs

@@ -89,7 +89,7 @@ def open_for_read(path: str, *, allow_dir: bool) -> int:
     raise NotRegularFile(path)
 
 
-def read_at_most(fd: int, limit: int) -> bytes:
+def _read_chunks(fd: int, limit: int) -> list[bytes]:
     """Read until end of file or ``limit`` bytes, never asking for more than remains."""
     chunks: list[bytes] = []
     remaining = limit
@@ -99,7 +99,12 @@ def read_at_most(fd: int, limit: int) -> bytes:
             break
         chunks.append(chunk)
         remaining -= len(chunk)
-    return b"".join(chunks)
+    return chunks
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Read until end of file or ``limit`` bytes, never asking for more than remains."""
+    return b"".join(_read_chunks(fd, limit))
 
 
 def read_capped(fd: int, cap: int) -> tuple[bytes, bool]:
@@ -108,14 +113,8 @@ def read_capped(fd: int, cap: int) -> tuple[bytes, bool]:
     The same reads as ``read_at_most``; when the first read fills the cap, that
     chunk is the answer as it is, without joining and cutting a copy.
     """
-    chunks: list[bytes] = []
-    remaining = cap + 1
-    while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 16))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
+    chunks = _read_chunks(fd, cap + 1)
+    remaining = cap + 1 - sum(map(len, chunks))
     if remaining > 0:
         return b"".join(chunks), False
     if len(chunks[0]) == cap:

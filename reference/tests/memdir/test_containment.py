@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from memref.memdir import WriteCheck, check_write_path, is_in_memory_dir
 from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 H = "/home/u/.evva"
 M = H + "/memory"
@@ -120,14 +118,6 @@ def test_memory_dir_itself_a_symlink(tmp_path: Path) -> None:
     real.mkdir()
     (tmp_path / "memory").symlink_to(real)
     assert _check(str(tmp_path / "memory"), str(tmp_path / "memory" / "x.md")) == (True, "ok")
-
-
-@pytest.fixture
-def case_insensitive_fs() -> Iterator[FakeFilesystem]:
-    with Patcher() as patcher:
-        assert patcher.fs is not None
-        patcher.fs.is_case_sensitive = False
-        yield patcher.fs
 
 
 def test_case_insensitive_filesystem_stays_lexical(case_insensitive_fs: FakeFilesystem) -> None:

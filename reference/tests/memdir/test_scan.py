@@ -182,14 +182,6 @@ def test_unreadable_entries_are_left_out(nonroot_fs: FakeFilesystem) -> None:
     assert names("/m") == ["ok.md"]
 
 
-@pytest.fixture
-def case_insensitive_fs() -> Iterator[FakeFilesystem]:
-    with Patcher() as patcher:
-        assert patcher.fs is not None
-        patcher.fs.is_case_sensitive = False
-        yield patcher.fs
-
-
 def test_case_insensitive_filesystem(case_insensitive_fs: FakeFilesystem) -> None:
     # Names are compared as stored: only the exact MEMORY.md is the index.
     for name in ["UP.MD", "memory.md", "Low.md", "sub/MEMORY.md"]:
