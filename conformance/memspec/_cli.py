@@ -48,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="Hypothesis settings profile for the properties")
     run.add_argument("-n", dest="workers", help="run in N processes (needs pytest-xdist)")
     run.add_argument("--timeout", type=float, help="seconds per adapter call (default 10)")
+    run.add_argument("--tree-owner", metavar="UID:GID",
+                     help="the user the adapter runs as: each case's tree is handed to it "
+                          "(needs root), so permission cases run against a non-root adapter")
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")
 
     commands.add_parser("serve-reference", help="serve memref over the protocol on stdin/stdout")
@@ -92,11 +95,13 @@ def _known_profiles() -> set[str]:
 def _cmd_run(args: argparse.Namespace) -> int:
     import pytest
 
-    from memspec.adapters import parse_adapter_spec
+    from memspec.adapters import parse_adapter_spec, parse_tree_owner
     from memspec.cases import load_cases
     from memspec.expectations import load_expectations
 
     parse_adapter_spec(args.adapter)
+    if args.tree_owner:
+        parse_tree_owner(args.tree_owner)
     known = _known_profiles()
     for profile in args.profile:
         if profile not in known:
@@ -121,6 +126,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             pytest_args += [f"--memspec-{option}", str(Path(value).resolve())]
     if args.timeout is not None:
         pytest_args += ["--memspec-timeout", str(args.timeout)]
+    if args.tree_owner:
+        pytest_args += ["--memspec-tree-owner", args.tree_owner]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
     if args.hypothesis_profile:

@@ -42,6 +42,7 @@ __all__ = [
     "Response",
     "connect",
     "parse_adapter_spec",
+    "parse_tree_owner",
 ]
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -272,6 +273,9 @@ class Adapter:
 
     spec: str
     timeout_s: float = DEFAULT_TIMEOUT_S
+    tree_owner: tuple[int, int] | None = None
+    """The uid and gid the adapter runs as, when they differ from the harness's own:
+    each case's tree is handed over to them before the first step."""
     _factory: ConnectionFactory = field(init=False)
     _connection: Connection | None = field(default=None, init=False)
     _handshake: Handshake | None = field(default=None, init=False)
@@ -357,8 +361,19 @@ class Adapter:
             connection.close()
 
 
-def connect(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Adapter:
-    return Adapter(spec, timeout_s)
+def connect(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S,
+            tree_owner: tuple[int, int] | None = None) -> Adapter:
+    return Adapter(spec, timeout_s, tree_owner)
+
+
+def parse_tree_owner(text: str) -> tuple[int, int]:
+    """``UID:GID`` as two integers; raises UsageError otherwise."""
+    uid, colon, gid = text.partition(":")
+    if not (colon and uid.isdigit() and gid.isdigit()):
+        raise UsageError(f"tree owner {text!r}: expected UID:GID, for example 65534:65534")
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        raise UsageError("handing trees to another owner needs the harness to run as root")
+    return int(uid), int(gid)
 
 
 def _check_start(reply: Message) -> Handshake:

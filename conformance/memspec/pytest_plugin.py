@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter
+from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter, parse_tree_owner
 from memspec.cases import Case, load_cases
 from memspec.exceptions import AdapterBroken, MemspecError
 from memspec.expectations import load_expectations
@@ -55,6 +55,8 @@ class _State:
         self.config = config
         self.adapter_spec: str = _option(config, "adapter") or "reference"
         self.timeout_s = float(_option(config, "timeout") or DEFAULT_TIMEOUT_S)
+        owner = _option(config, "tree_owner")
+        self.tree_owner = parse_tree_owner(owner) if owner else None
         self.profiles: list[str] = list(_option(config, "profile") or [])
         expectations = _option(config, "expectations")
         self.expectations: dict[str, str] = (
@@ -90,9 +92,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--memspec-summary", dest="memspec_summary", help="write a Markdown summary")
     group.addoption("--memspec-timeout", dest="memspec_timeout",
                     help=f"seconds an adapter may take per call (default {DEFAULT_TIMEOUT_S:g})")
+    group.addoption("--memspec-tree-owner", dest="memspec_tree_owner",
+                    help="UID:GID the adapter runs as; each case's tree is handed to it "
+                         "(the harness must run as root)")
     for name, kind in (("adapter", "string"), ("profile", "args"), ("expectations", "string"),
                        ("report", "string"), ("junit", "string"), ("summary", "string"),
-                       ("timeout", "string")):
+                       ("timeout", "string"), ("tree_owner", "string")):
         parser.addini(f"memspec_{name}", f"default for --memspec-{name}", type=kind)  # type: ignore[arg-type]
 
 
@@ -187,7 +192,7 @@ def pytest_collection_modifyitems(
 def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     """The adapter under test, started once per session (and once per xdist worker)."""
     state = _state(request.config)
-    adapter = Adapter(state.adapter_spec, state.timeout_s)
+    adapter = Adapter(state.adapter_spec, state.timeout_s, state.tree_owner)
     try:
         adapter.handshake  # noqa: B018 - start it now, so a broken adapter stops the run
     except AdapterBroken as exc:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from memspec.exceptions import AdapterFault
 from memspec.report import tmp_case_sensitive
 from memspec.trees import (
     compare_tree,
+    hand_over,
     materialise,
     read_tree,
     remove_tree,
@@ -22,7 +25,7 @@ from memspec.trees import (
     unsubstitute,
 )
 
-__all__ = ["CaseFailure", "CaseFault", "not_claimed_reason", "run_case"]
+__all__ = ["CaseFailure", "CaseFault", "case_tree", "not_claimed_reason", "run_case"]
 
 _SHOW = 1500
 
@@ -43,7 +46,9 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
     missing = [need for need in case.requires if need not in handshake.capabilities]
     if missing:
         return f"not claimed: capability {', '.join(missing)}"
-    if "non-root" in case.host and hasattr(os, "geteuid") and os.geteuid() == 0:
+    runs_as_root = hasattr(os, "geteuid") and os.geteuid() == 0 and (
+        adapter.tree_owner is None or adapter.tree_owner[0] == 0)
+    if "non-root" in case.host and runs_as_root:
         return "host: the case needs a non-root user (mode bits do not bind root)"
     if "case-sensitive-fs" in case.host and not tmp_case_sensitive():
         return "host: the case needs a case-sensitive filesystem for its temporary directory"
@@ -81,12 +86,23 @@ def _judge(step: Step, index: int, response: Response, expected: Expectation, ro
                           f"{_show(response.result, root)}")
 
 
-def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
-    """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss."""
+@contextlib.contextmanager
+def case_tree(case: Case, adapter: Adapter, base: Path | None = None) -> Iterator[Path]:
+    """A fresh temporary directory holding the case's tree, handed to the adapter's user."""
     workdir = Path(tempfile.mkdtemp(prefix="memspec-", dir=base)).resolve()
-    root = str(workdir)
     try:
         materialise(case.tree, workdir)
+        if adapter.tree_owner is not None:
+            hand_over(workdir, adapter.tree_owner)
+        yield workdir
+    finally:
+        remove_tree(workdir)
+
+
+def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
+    """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss."""
+    with case_tree(case, adapter, base) as workdir:
+        root = str(workdir)
         for index, step in enumerate(case.steps):
             args = substitute(step.args, root)
             try:
@@ -100,5 +116,3 @@ def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
                 if problems:
                     shown = "; ".join(unsubstitute(p, root) for p in problems[:10])
                     raise CaseFailure(f"{step.op}: tree after the step differs: {shown}")
-    finally:
-        remove_tree(workdir)

@@ -20,6 +20,7 @@ __all__ = [
     "ROOT_TOKEN",
     "Entry",
     "compare_tree",
+    "hand_over",
     "materialise",
     "read_tree",
     "remove_tree",
@@ -92,6 +93,16 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
                 os.utime(target, ns=(mtime, mtime), follow_symlinks=False)
         else:
             os.utime(target, ns=(mtime, mtime))
+
+
+def hand_over(root: Path, owner: tuple[int, int]) -> None:
+    """Give ``root`` and everything below it (links themselves, not their targets) to
+    ``owner``, so that an adapter running as that user meets the modes as its owner."""
+    uid, gid = owner
+    os.lchown(root, uid, gid)
+    for directory, dirnames, filenames in os.walk(root):
+        for name in (*dirnames, *filenames):
+            os.lchown(os.path.join(directory, name), uid, gid)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ def _one_line_usage_error(result: object, needle: str) -> None:
         (["run", "--profile", "nosuch"], "unknown profile 'nosuch'"),
         (["run", "--hypothesis-profile", "fast"], "invalid choice"),
         (["run", "--bogus"], "unrecognized arguments"),
+        (["run", "--tree-owner", "nobody"], "expected UID:GID"),
         (["explain", "NOPE-X-001"], "no requirement or case"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),

@@ -9,15 +9,15 @@ from memspec.adapters import Adapter
 from memspec.cases import load_cases
 from memspec.compare import json_equal
 from memspec.protocol import message_errors
-from memspec.runner import not_claimed_reason
+from memspec.runner import case_tree, not_claimed_reason
 from memspec.suite.registry import suite_case
-from memspec.trees import materialise, remove_tree, substitute
+from memspec.trees import substitute
 
 _REPEATS = 20
 
 
 def _fresh(adapter: Adapter) -> Adapter:
-    return Adapter(adapter.spec, adapter.timeout_s)
+    return Adapter(adapter.spec, adapter.timeout_s, adapter.tree_owner)
 
 
 @suite_case("protocol/start/reply-matches-schema", "PROTOCOL-START-001", "PROTOCOL-REPLY-001",
@@ -58,7 +58,7 @@ def test_one_reply_per_request(memspec_adapter: Adapter) -> None:
 
 
 @suite_case("protocol/op/outcome-depends-on-args-only", "PROTOCOL-OP-001", kind="protocol")
-def test_outcome_depends_only_on_args(memspec_adapter: Adapter, tmp_path: Any) -> None:
+def test_outcome_depends_only_on_args(memspec_adapter: Adapter) -> None:
     """The same case in two different directories gives the same answers."""
     claimed = [case for case in load_cases(profiles=memspec_adapter.handshake.profiles)
                if not not_claimed_reason(case, memspec_adapter)]
@@ -66,17 +66,14 @@ def test_outcome_depends_only_on_args(memspec_adapter: Adapter, tmp_path: Any) -
         case for case in claimed if not case.tree][:_REPEATS]
     for case in sample:
         answers = []
-        for place in ("one", "two"):
-            root = tmp_path / place / case.id.replace("/", "_")
-            root.mkdir(parents=True)
-            materialise(case.tree, root)
-            replies = []
-            for step in case.steps:
-                response = memspec_adapter.call(step.op, substitute(step.args, str(root)))
-                replies.append(_normalise(response.result if not response.is_error
-                                          else response.error_kind, str(root)))
-            answers.append(replies)
-            remove_tree(root)
+        for _ in range(2):
+            with case_tree(case, memspec_adapter) as root:
+                replies = []
+                for step in case.steps:
+                    response = memspec_adapter.call(step.op, substitute(step.args, str(root)))
+                    replies.append(_normalise(response.result if not response.is_error
+                                              else response.error_kind, str(root)))
+                answers.append(replies)
         assert json_equal(answers[0], answers[1]), case.id
 
 
