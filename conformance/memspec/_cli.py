@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,7 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--summary", help="write a Markdown summary here")
     run.add_argument("--expectations", help="TOML file of expected failures")
     run.add_argument("--hypothesis-profile", choices=("dev", "ci", "thorough"),
-                     help="Hypothesis settings profile for the properties")
+                     help="Hypothesis settings for the properties (default: ci when the "
+                          "CI variable is set, else dev)")
     run.add_argument("-n", dest="workers", help="run in N processes (needs pytest-xdist)")
     run.add_argument("--timeout", type=float, help="seconds per adapter call (default 10)")
     run.add_argument("--tree-owner", metavar="UID:GID",
@@ -114,7 +116,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "-c", str(suite / "memspec-run.ini"), "--rootdir", str(suite),
         # memspec itself is imported before pytest starts, so it cannot be rewritten.
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
-        "-p", "memspec.pytest_plugin", "--pyargs", "memspec.suite",
+        "-p", "memspec.pytest_plugin", "-p", "no:benchmark", "--pyargs", "memspec.suite",
         "-v" if args.verbose else "-q", "--no-header", "-rN", "--tb=no",
         "--memspec-adapter", args.adapter,
     ]
@@ -130,12 +132,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pytest_args += ["--memspec-tree-owner", args.tree_owner]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
-    if args.hypothesis_profile:
-        pytest_args += ["--hypothesis-profile", args.hypothesis_profile]
+    profile = args.hypothesis_profile or ("ci" if os.environ.get("CI") else "dev")
+    pytest_args += ["--hypothesis-profile", profile]
     if args.workers:
         if importlib.util.find_spec("xdist") is None:
             raise UsageError("-n needs pytest-xdist: pip install 'memspec[xdist]'")
         pytest_args += ["-n", args.workers]
+    _keep_hypothesis_files_out_of_cwd()
     code = pytest.main(pytest_args)
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
         print("memspec: error: no case selected", file=sys.stderr)
@@ -145,6 +148,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if code == EXIT_BROKEN:
         return EXIT_BROKEN
     return EXIT_OK if code == pytest.ExitCode.OK else EXIT_FAILED
+
+
+def _keep_hypothesis_files_out_of_cwd() -> None:
+    """Hypothesis keeps caches in ./.hypothesis; a run started anywhere must not litter."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    set_hypothesis_home_dir(os.path.join(base, "memspec", "hypothesis"))
 
 
 def _cmd_serve_reference(args: argparse.Namespace) -> int:

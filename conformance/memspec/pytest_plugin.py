@@ -33,7 +33,9 @@ __all__ = ["PROFILES"]
 
 PROFILES = ("memdir", "factstore", "memorytool", "turnlog")
 
-settings.register_profile("dev", max_examples=25, deadline=None)
+# No example database: a conformance run must not leave .hypothesis/ wherever it is started.
+settings.register_profile("dev", max_examples=25, deadline=None, database=None,
+                          print_blob=True)
 settings.register_profile(
     "ci",
     max_examples=100,
@@ -43,7 +45,8 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None, database=None,
+                          print_blob=True)
 
 _STATE = pytest.StashKey["_State"]()
 _LIST_AT_MOST = 50

@@ -75,6 +75,7 @@ def test_report_junit_and_summary_agree(demo_env: dict[str, str], memspec_cli: R
     assert "| protocol | 4 | 0 | 0 | 0 | 0 | 0 | 4 |" in text
     assert "`demo/echo/bang-one` (failed)" in text
     assert "memspec summary" in result.stdout and "FAILED demo/echo/bang-one" in result.stdout
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["j.xml", "r.jsonl", "s.md"]
 
 
 def test_parallel_run_reports_every_case_once(demo_env: dict[str, str], memspec_cli: Runner,
