@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from memref._time import parse_rfc3339
-
 from memspec.compare import text_matches_pattern
 
 __all__ = [

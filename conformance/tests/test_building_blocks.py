@@ -7,8 +7,9 @@ import json
 import os
 from pathlib import Path
 
-import memspec.compare
 import pytest
+
+import memspec.compare
 from memspec.compare import json_equal, text_bytes, text_matches_pattern
 from memspec.lint import _divergence_problems
 from memspec.requirements import parse_requirements

@@ -6,6 +6,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from conftest import Runner, fake_cmd, outcomes, read_jsonl
+
 from memspec.protocol import report_line_errors
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import Runner, demo_records, fake_cmd, outcomes
 from freezegun import freeze_time
+
 from memspec.adapters import Adapter
 from memspec.exceptions import AdapterBroken, AdapterCrashed, AdapterTimeout, ProtocolViolation
 

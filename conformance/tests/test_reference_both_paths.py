@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Runner, read_jsonl
+
 from memspec.protocol import report_line_errors
 
 

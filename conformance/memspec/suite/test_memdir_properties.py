@@ -9,9 +9,9 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memref._time import NS_PER_DAY, format_rfc3339_nano
 from memref.serve import Implementation
-
 from memspec.adapters import Adapter
 from memspec.compare import json_equal, text_bytes
 from memspec.strategies import frontmatter_documents, index_texts, instants, wire_texts

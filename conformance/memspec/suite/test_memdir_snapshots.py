@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memref._time import NS_PER_DAY, NS_PER_HOUR, format_rfc3339_nano, parse_rfc3339
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.location import PyTestLocation
 
+from memref._time import NS_PER_DAY, NS_PER_HOUR, format_rfc3339_nano, parse_rfc3339
 from memspec._data import fixtures_dir
 from memspec.adapters import Adapter
 from memspec.suite.registry import suite_case

@@ -7,6 +7,7 @@ from freezegun import freeze_time
 from hypothesis import given
 from hypothesis import strategies as st
 from memdir_support import T0, at
+
 from memref._time import NS_PER_DAY, NS_PER_HOUR
 from memref.memdir import age, age_days, freshness_note, freshness_text
 

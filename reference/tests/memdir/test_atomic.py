@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memref._atomic import write_atomic
 from pyfakefs.fake_filesystem import FakeFilesystem
 from pyfakefs.fake_filesystem_unittest import Patcher
+
+from memref._atomic import write_atomic
 
 
 def test_creates_and_replaces(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memref.memdir import WriteCheck, check_write_path, is_in_memory_dir
 from pyfakefs.fake_filesystem import FakeFilesystem
+
+from memref.memdir import WriteCheck, check_write_path, is_in_memory_dir
 
 H = "/home/u/.evva"
 M = H + "/memory"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memref.memdir import check_write_path, is_in_memory_dir
 
 LINKS = {

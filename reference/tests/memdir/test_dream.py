@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 from memdir_support import T0
+from pyfakefs.fake_filesystem import FakeFilesystem
+from pyfakefs.fake_filesystem_unittest import Patcher
+
 from memref._time import NS_PER_HOUR, NS_PER_SECOND
 from memref.errors import OpError
 from memref.memdir import (
@@ -20,8 +23,6 @@ from memref.memdir import (
     rollback,
     try_acquire,
 )
-from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 MINUTE = 60 * NS_PER_SECOND
 

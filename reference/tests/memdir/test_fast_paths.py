@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdir_support import T0, Writer
+
 from memref._gostr import decode
 from memref.memdir import _gopath, scan_memory_files, truncate_index
 from memref.memdir._fileio import read_at_most, read_capped

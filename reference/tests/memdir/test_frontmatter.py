@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from memref._gostr import decode
 from memref.memdir import parse_frontmatter
 

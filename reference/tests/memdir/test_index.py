@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memref._gostr import decode, encode, trim_space
 from memref.memdir import MAX_INDEX_BYTES, MAX_INDEX_LINES, read_index, truncate_index
 

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from hostile_trees import build_tree, hostile_trees
 from hypothesis import HealthCheck, given, settings
+from pyfakefs.fake_filesystem import FakeFilesystem
+from pyfakefs.fake_filesystem_unittest import Patcher
+
 from memref._gostr import decode
 from memref.memdir import Snapshot, load
 from memref.memdir._index import read_mem_file
-from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 TRUNCATED = "memdir: {} truncated to 65536 bytes (cap 65536)"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memdir_support import T0, at
+
 from memref.memdir import MemoryHeader, format_manifest
 
 

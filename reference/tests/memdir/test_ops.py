@@ -8,9 +8,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import memref.memdir
 import pytest
 from memdir_support import T0
+
+import memref.memdir
 from memref.serve import OPS, Implementation
 
 IMPL = Implementation()

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memref.errors import OpError
-from memref.memdir import ensure_memory_dir, memory_dir, memory_index_path
 from pyfakefs.fake_filesystem import FakeFilesystem
 from pyfakefs.fake_filesystem_unittest import Patcher
+
+from memref.errors import OpError
+from memref.memdir import ensure_memory_dir, memory_dir, memory_index_path
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from memref.memdir import _gopath, project_key
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from memdir_support import T0, Writer
+
 from memref._time import NS_PER_HOUR
 from memref.memdir import (
     MemoryHeader,

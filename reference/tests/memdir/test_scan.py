@@ -11,11 +11,12 @@ import pytest
 from hostile_trees import build_tree, hostile_trees
 from hypothesis import HealthCheck, given, settings
 from memdir_support import T0, Writer
+from pyfakefs.fake_filesystem import FakeFilesystem
+from pyfakefs.fake_filesystem_unittest import Patcher
+
 from memref._gostr import decode
 from memref._time import NS_PER_DAY, NS_PER_HOUR
 from memref.memdir import MemoryHeader, scan_memory_files
-from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 FM = "---\ntype: {}\ndescription: {}\n---\nbody\n"
 
