@@ -48,3 +48,11 @@ def case_insensitive_fs() -> Iterator[FakeFilesystem]:
         assert patcher.fs is not None
         patcher.fs.is_case_sensitive = False
         yield patcher.fs
+
+
+@pytest.fixture
+def nonroot_fs() -> Iterator[FakeFilesystem]:
+    """A fake filesystem in which the tests run as a non-root user, so modes bind."""
+    with Patcher(allow_root_user=False) as patcher:
+        assert patcher.fs is not None
+        yield patcher.fs

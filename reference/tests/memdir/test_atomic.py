@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 from memref._atomic import write_atomic
 
@@ -45,16 +43,9 @@ def test_a_directory_in_the_way_is_left_alone(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["d"]
 
 
-@pytest.fixture
-def fake_fs() -> Iterator[FakeFilesystem]:
-    with Patcher(allow_root_user=False) as patcher:
-        assert patcher.fs is not None
-        yield patcher.fs
-
-
-def test_full_disk_keeps_the_old_content(fake_fs: FakeFilesystem) -> None:
-    fake_fs.create_file("/d/f", contents="old")
-    fake_fs.set_disk_usage(10)
+def test_full_disk_keeps_the_old_content(nonroot_fs: FakeFilesystem) -> None:
+    nonroot_fs.create_file("/d/f", contents="old")
+    nonroot_fs.set_disk_usage(10)
     with pytest.raises(OSError) as caught:
         write_atomic("/d/f", b"a much longer new content")
     assert caught.value.errno == 28
@@ -63,6 +54,6 @@ def test_full_disk_keeps_the_old_content(fake_fs: FakeFilesystem) -> None:
         assert handle.read() == "old"
 
 
-def test_missing_directory(fake_fs: FakeFilesystem) -> None:
+def test_missing_directory(nonroot_fs: FakeFilesystem) -> None:
     with pytest.raises(FileNotFoundError):
         write_atomic("/nowhere/f", b"x")

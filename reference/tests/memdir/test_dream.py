@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from memdir_support import T0
 from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 from memref._time import NS_PER_HOUR, NS_PER_SECOND
 from memref.errors import OpError
@@ -123,40 +121,33 @@ def test_rollback_removes_an_empty_directory(tmp_path: Path) -> None:
     assert not lock(tmp_path).exists()
 
 
-@pytest.fixture
-def fake_fs() -> Iterator[FakeFilesystem]:
-    with Patcher(allow_root_user=False) as patcher:
-        assert patcher.fs is not None
-        yield patcher.fs
-
-
-def test_full_disk_fails_the_acquire_and_leaves_nothing(fake_fs: FakeFilesystem) -> None:
-    fake_fs.create_dir("/m")
-    fake_fs.set_disk_usage(2)
+def test_full_disk_fails_the_acquire_and_leaves_nothing(nonroot_fs: FakeFilesystem) -> None:
+    nonroot_fs.create_dir("/m")
+    nonroot_fs.set_disk_usage(2)
     assert try_acquire("/m", T0, 123456) == Acquired(None, False)
     assert os.listdir("/m") == []
 
 
-def test_full_disk_keeps_the_old_lock(fake_fs: FakeFilesystem) -> None:
-    fake_fs.create_file("/m/.consolidate-lock", contents="1")
+def test_full_disk_keeps_the_old_lock(nonroot_fs: FakeFilesystem) -> None:
+    nonroot_fs.create_file("/m/.consolidate-lock", contents="1")
     os.utime("/m/.consolidate-lock", ns=(T0 - 2 * NS_PER_HOUR,) * 2)
-    fake_fs.set_disk_usage(1)
+    nonroot_fs.set_disk_usage(1)
     assert try_acquire("/m", T0, 123456) == Acquired(T0 - 2 * NS_PER_HOUR, False)
     assert os.listdir("/m") == [".consolidate-lock"]
     with open("/m/.consolidate-lock") as handle:
         assert handle.read() == "1"
 
 
-def test_unwritable_stale_lock_is_not_replaced(fake_fs: FakeFilesystem) -> None:
-    fake_fs.create_file("/m/.consolidate-lock", contents="1", st_mode=0o100444)
+def test_unwritable_stale_lock_is_not_replaced(nonroot_fs: FakeFilesystem) -> None:
+    nonroot_fs.create_file("/m/.consolidate-lock", contents="1", st_mode=0o100444)
     os.utime("/m/.consolidate-lock", ns=(T0 - 2 * NS_PER_HOUR,) * 2)
     assert try_acquire("/m", T0, 9).ok is False
     with open("/m/.consolidate-lock") as handle:
         assert handle.read() == "1"
 
 
-def test_unwritable_memory_dir(fake_fs: FakeFilesystem) -> None:
-    fake_fs.create_dir("/h", perm_bits=0o555)
+def test_unwritable_memory_dir(nonroot_fs: FakeFilesystem) -> None:
+    nonroot_fs.create_dir("/h", perm_bits=0o555)
     assert try_acquire("/h/memory", T0, 9) == Acquired(None, False)
 
 
@@ -197,11 +188,11 @@ def test_count_rules(tmp_path: Path) -> None:
     assert count_touched_since(str(tmp_path), None, "after") == 3
 
 
-def test_count_null_since_counts_every_file(fake_fs: FakeFilesystem) -> None:
+def test_count_null_since_counts_every_file(nonroot_fs: FakeFilesystem) -> None:
     # A fake filesystem, since real ones clamp such old times. (evva compares with the
     # zero time's int64 UnixNano, which wraps to 1754 and would leave the 1700 file out.)
     for name, instant in (("1800", -5_364_662_400), ("1700", -8_520_336_000)):
-        fake_fs.create_file(f"/app/sessions/p/{name}.json")
+        nonroot_fs.create_file(f"/app/sessions/p/{name}.json")
         os.utime(f"/app/sessions/p/{name}.json", ns=(instant * NS_PER_SECOND,) * 2)
     assert count_touched_since("/app", None, "") == 2
     assert count_touched_since("/app", -6_000_000_000 * NS_PER_SECOND, "") == 1
@@ -218,10 +209,10 @@ def test_count_errors(tmp_path: Path) -> None:
     )
 
 
-def test_count_permission_denied(fake_fs: FakeFilesystem) -> None:
-    fake_fs.create_file("/app/sessions/p/a.json")
-    fake_fs.create_dir("/app/sessions/q")
-    fake_fs.create_file("/app/sessions/q/b.json")
+def test_count_permission_denied(nonroot_fs: FakeFilesystem) -> None:
+    nonroot_fs.create_file("/app/sessions/p/a.json")
+    nonroot_fs.create_dir("/app/sessions/q")
+    nonroot_fs.create_file("/app/sessions/q/b.json")
     os.chmod("/app/sessions/q", 0)
     assert count_touched_since("/app", None, "") == 1
     os.chmod("/app/sessions", 0)

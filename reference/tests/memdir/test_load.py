@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hostile_trees import build_tree, hostile_trees
 from hypothesis import HealthCheck, given, settings
 from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 from memref._gostr import decode
 from memref.memdir import Snapshot, load
@@ -184,13 +182,6 @@ def test_index_is_a_directory(tmp_path: Path) -> None:
     index.mkdir(parents=True)
     snapshot = load("", str(tmp_path), True)
     assert snapshot.warnings == [f"memdir: read {index}: read {index}: is a directory"]
-
-
-@pytest.fixture
-def nonroot_fs() -> Iterator[FakeFilesystem]:
-    with Patcher(allow_root_user=False) as patcher:
-        assert patcher.fs is not None
-        yield patcher.fs
 
 
 def test_permission_denied_files(nonroot_fs: FakeFilesystem) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ from hostile_trees import build_tree, hostile_trees
 from hypothesis import HealthCheck, given, settings
 from memdir_support import T0, Writer
 from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.fake_filesystem_unittest import Patcher
 
 from memref._gostr import decode
 from memref._time import NS_PER_DAY, NS_PER_HOUR
@@ -166,13 +164,6 @@ def test_reads_at_most_4096_bytes_per_file(tmp_path: Path, os_read_counter: list
     assert [h.description for h in headers] == ["huge", "huge"]
     assert sum(os_read_counter) <= 2 * 4096
     assert all(size <= 4096 for size in os_read_counter)
-
-
-@pytest.fixture
-def nonroot_fs() -> Iterator[FakeFilesystem]:
-    with Patcher(allow_root_user=False) as patcher:
-        assert patcher.fs is not None
-        yield patcher.fs
 
 
 def test_unreadable_entries_are_left_out(nonroot_fs: FakeFilesystem) -> None:
