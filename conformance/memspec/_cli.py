@@ -203,6 +203,7 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
 def _cmd_explain(args: argparse.Namespace) -> int:
     from memspec._coverage import requirement_coverage
     from memspec.cases import load_cases
+    from memspec.suite.registry import registered_cases
 
     target = args.id
     for row in requirement_coverage():
@@ -212,14 +213,21 @@ def _cmd_explain(args: argparse.Namespace) -> int:
                   f"§ {requirement.section}\n")
             print(f"  {requirement.text}\n")
             print(f"{len(row.cases)} case(s):")
-            cases = {case.id: case for case in load_cases(profiles=[requirement.profile])}
+            descriptions = {case.id: case.description
+                            for case in load_cases(profiles=[requirement.profile])}
+            descriptions.update({entry.id: entry.description for entry in registered_cases()})
             for case_id in row.cases:
-                case = cases.get(case_id)
-                print(f"  {case_id}" + (f": {case.description}" if case else ""))
+                description = descriptions.get(case_id)
+                print(f"  {case_id}" + (f": {description}" if description else ""))
             return EXIT_OK
     for case in load_cases():
         if case.id == target and case.path is not None:
             print(case.path.read_text(encoding="utf-8"))
+            return EXIT_OK
+    for entry in registered_cases():
+        if entry.id == target:
+            print(f"{entry.id} ({entry.kind} test in memspec.suite): {entry.description}")
+            print(f"requirements: {', '.join(entry.requirements)}")
             return EXIT_OK
     raise UsageError(f"no requirement or case with id {target!r}")
 
