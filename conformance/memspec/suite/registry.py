@@ -40,7 +40,8 @@ def suite_case(case_id: str, *requirements: str, kind: str = "property") -> Call
     profile = case_id.split("/", 1)[0]
 
     def decorate(function: F) -> F:
-        description = (function.__doc__ or "").strip().splitlines()[0] if function.__doc__ else ""
+        paragraph = (function.__doc__ or "").strip().split("\n\n")[0]
+        description = " ".join(line.strip() for line in paragraph.splitlines())
         _REGISTRY[case_id] = RegisteredCase(case_id, description, tuple(requirements), kind)
         marks = [pytest.mark.case_id(case_id), pytest.mark.profile(profile),
                  pytest.mark.requirement(*requirements), getattr(pytest.mark, profile)]
