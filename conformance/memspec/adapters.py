@@ -40,7 +40,6 @@ __all__ = [
     "Connection",
     "Handshake",
     "Response",
-    "connect",
     "parse_adapter_spec",
     "parse_tree_owner",
 ]
@@ -359,11 +358,6 @@ class Adapter:
             with contextlib.suppress(AdapterFault):
                 connection.request({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
             connection.close()
-
-
-def connect(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S,
-            tree_owner: tuple[int, int] | None = None) -> Adapter:
-    return Adapter(spec, timeout_s, tree_owner)
 
 
 def parse_tree_owner(text: str) -> tuple[int, int]:

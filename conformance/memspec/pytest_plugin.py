@@ -66,8 +66,7 @@ class _State:
             load_expectations(Path(expectations)) if expectations else {}
         )
         self.records: dict[str, CaseRecord] = {}
-        self.implementation: dict[str, Any] = {"name": "unknown", "version": "",
-                                               "language": ""}
+        self.implementation: dict[str, Any] | None = None
         self.problems: list[str] = []
         self.report_path = _option(config, "report")
         self.junit_path = _option(config, "junit")
@@ -197,7 +196,8 @@ def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     state = _state(request.config)
     adapter = Adapter(state.adapter_spec, state.timeout_s, state.tree_owner)
     try:
-        adapter.handshake  # noqa: B018 - start it now, so a broken adapter stops the run
+        # Started now, so that a broken adapter stops the run before the first case.
+        state.implementation = dict(adapter.handshake.implementation)
     except AdapterBroken as exc:
         pytest.exit(f"adapter broken: {exc}", returncode=3)
     yield adapter
@@ -269,7 +269,8 @@ class _Reporting:
         if state.problems and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         wants_report = state.report_path or state.junit_path or state.summary_path
-        if wants_report and state.records:
+        if wants_report and state.records and state.implementation is None:
+            # Under xdist the adapters ran in the workers; ask one more for its name.
             state.implementation = _implementation(state)
         report = _build_report(state)
         if state.report_path:
@@ -298,7 +299,7 @@ class _Reporting:
 
 
 def _implementation(state: _State) -> dict[str, Any]:
-    adapter = Adapter(state.adapter_spec, state.timeout_s)
+    adapter = Adapter(state.adapter_spec, state.timeout_s, state.tree_owner)
     try:
         return dict(adapter.handshake.implementation)
     except AdapterBroken as exc:
@@ -341,7 +342,8 @@ def _outcome(report: pytest.TestReport) -> str:
 
 def _build_report(state: _State) -> Report:
     return Report(
-        implementation=state.implementation,
+        implementation=state.implementation or {"name": "unknown", "version": "",
+                                                "language": ""},
         info={**run_info(), "adapter": state.adapter_spec,
               "euid": os.geteuid() if hasattr(os, "geteuid") else None},
         records=sorted(state.records.values(), key=lambda r: r.id),

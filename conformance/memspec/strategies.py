@@ -9,15 +9,14 @@ import base64
 
 from hypothesis import strategies as st
 
+from memref.memdir import MAX_INDEX_BYTES, MAX_INDEX_LINES
+
 __all__ = [
     "frontmatter_documents",
     "index_texts",
     "instants",
     "wire_texts",
 ]
-
-MAX_INDEX_LINES = 200
-MAX_INDEX_BYTES = 25_000
 
 # 1970 .. 2100, the range every implementation's clock type holds.
 _LOW, _HIGH = 0, 4_102_444_800 * 1_000_000_000

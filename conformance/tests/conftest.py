@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -9,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from memspec.report import read_report
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -45,13 +46,9 @@ def memspec_cli(tmp_path: Path) -> Runner:
     return run
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 def demo_records(path: Path) -> list[dict[str, Any]]:
     """The report's records of the toy profile (the suite's own tests run beside them)."""
-    return [r for r in read_jsonl(path) if r["type"] == "case" and r["id"].startswith("demo/")]
+    return [r for r in read_report(path) if r["type"] == "case" and r["id"].startswith("demo/")]
 
 
 def outcomes(path: Path) -> dict[str, str]:

@@ -122,3 +122,10 @@ def test_case_schema_accepts_every_shipped_fixture() -> None:
     assert len(files) > 700
     for path in files:
         assert schema_errors(json.loads(path.read_text(encoding="utf-8"))) == [], path
+
+
+def test_memref_error_kinds_are_the_protocols() -> None:
+    from memref.errors import ERROR_KINDS as reference_kinds
+    from memspec.protocol import ERROR_KINDS as protocol_kinds
+
+    assert reference_kinds == protocol_kinds

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree
 
-from conftest import Runner, fake_cmd, outcomes, read_jsonl
+from conftest import Runner, fake_cmd, outcomes
 
 from memspec.protocol import report_line_errors
+from memspec.report import read_report
 
 
 def _expect(tmp_path: Path, *entries: tuple[str, str]) -> str:
@@ -48,7 +49,7 @@ def test_an_entry_matching_no_case_fails_the_run(demo_env: dict[str, str], memsp
                          "--adapter", fake_cmd("good"), env=demo_env)
     assert result.returncode == 1
     assert "entry 'demo/echo/gone' matches no case" in result.stdout
-    assert read_jsonl(report)[-1]["problems"] == ["expectations: entry 'demo/echo/gone' "
+    assert read_report(report)[-1]["problems"] == ["expectations: entry 'demo/echo/gone' "
                                                   "matches no case"]
 
 
@@ -58,7 +59,7 @@ def test_report_junit_and_summary_agree(demo_env: dict[str, str], memspec_cli: R
     result = memspec_cli("run", "--adapter", fake_cmd("wrong"), "--report", str(report),
                          "--junit", str(junit), "--summary", str(summary), env=demo_env)
     assert result.returncode == 1
-    lines = read_jsonl(report)
+    lines = read_report(report)
     cases = [line for line in lines if line["type"] == "case"]
     assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
     assert len(lines) == len(cases) + 2

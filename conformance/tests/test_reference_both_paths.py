@@ -7,9 +7,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import Runner, read_jsonl
+from conftest import Runner
 
 from memspec.protocol import report_line_errors
+from memspec.report import read_report
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,7 @@ def both_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def _passed(path: Path) -> set[str]:
-    return {r["id"] for r in read_jsonl(path) if r["type"] == "case" and r["outcome"] == "passed"}
+    return {r["id"] for r in read_report(path) if r["type"] == "case" and r["outcome"] == "passed"}
 
 
 def test_both_paths_pass_the_same_cases(both_reports: tuple[Path, Path]) -> None:
@@ -40,7 +41,7 @@ def test_both_paths_pass_the_same_cases(both_reports: tuple[Path, Path]) -> None
 
 def test_reports_validate_and_fail_nothing(both_reports: tuple[Path, Path]) -> None:
     for path in both_reports:
-        lines = read_jsonl(path)
+        lines = read_report(path)
         assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
         assert all(report_line_errors(line) == [] for line in lines)
         counts = lines[-1]["counts"]
@@ -98,7 +99,7 @@ def test_permission_cases_pass_for_a_non_root_adapter(memspec_cli: Runner,
         result = memspec_cli("run", "--profile", "memdir", "--tree-owner", NOBODY,
                              "--adapter", adapter, "--report", str(report))
         assert result.returncode == 0, result.stdout[-3000:]
-        records = [r for r in read_jsonl(report) if r["type"] == "case"]
+        records = [r for r in read_report(report) if r["type"] == "case"]
         assert len(records) >= 600
         assert all(r["outcome"] == "passed" for r in records), [
             r for r in records if r["outcome"] != "passed"][:3]
