@@ -1,7 +1,7 @@
 """The ``memspec`` command: argument parsing and rendering only; the work is in the library.
 
 Exit codes: 0 success, 1 failures (cases, lint problems, uncovered MUSTs), 2 usage errors,
-3 a broken adapter.
+3 a broken adapter, 130 and 143 a run stopped by SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -16,16 +16,40 @@ from pathlib import Path
 from typing import NoReturn
 
 import memspec
+from memspec.adapters import DEFAULT_TIMEOUT_S
 from memspec.exceptions import MemspecError, UsageError
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(message)
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive, finite number")
+    return value
+
+
+def _workers(text: str) -> str:
+    if text == "auto" or (text.isdigit() and int(text) > 0):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: expected a positive whole number or 'auto'")
+
+
+def _positive(text: str) -> int:
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r}: expected a positive whole number")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,17 +63,31 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run the suite against an adapter")
     run.add_argument("--adapter", default="reference",
                      help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'")
-    run.add_argument("--profile", action="append", default=[], help="a profile (repeatable)")
-    run.add_argument("-k", dest="keyword", help="only cases matching this pytest -k expression")
+    run.add_argument("--profile", action="append", default=[],
+                     help="only this profile (repeatable); 'protocol' selects the protocol "
+                          "checks")
+    run.add_argument("-k", dest="keyword",
+                     help="only cases whose id matches this pytest -k expression")
+    run.add_argument("--case", action="append", default=[], metavar="ID",
+                     help="only the case with exactly this id (repeatable)")
+    run.add_argument("--op", action="append", default=[],
+                     help="only the cases that call this op (repeatable)")
     run.add_argument("--report", help="write the JSON-lines report here")
     run.add_argument("--junit", help="write JUnit XML here")
     run.add_argument("--summary", help="write a Markdown summary here")
     run.add_argument("--expectations", help="TOML file of expected failures")
-    run.add_argument("--hypothesis-profile", choices=("dev", "ci", "thorough"),
-                     help="Hypothesis settings for the properties (default: ci when the "
-                          "CI variable is set, else dev)")
-    run.add_argument("-n", dest="workers", help="run in N processes (needs pytest-xdist)")
-    run.add_argument("--timeout", type=float, help="seconds per adapter call (default 10)")
+    run.add_argument("--hypothesis-profile", choices=("dev", "ci", "thorough"), default="ci",
+                     help="Hypothesis settings for the properties: ci (default: 100 "
+                          "derandomised examples, the same every run), dev (25), thorough "
+                          "(1000, random)")
+    run.add_argument("--export-failures", metavar="DIR",
+                     help="write each failing property's shrunk input as a fixture file")
+    run.add_argument("-n", dest="workers", type=_workers,
+                     help="run in N processes, or 'auto' (needs pytest-xdist)")
+    run.add_argument("--timeout", type=_timeout,
+                     help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument("--max-reply-bytes", type=_positive,
+                     help="longest reply line accepted from a cmd: adapter (default 64 MiB)")
     run.add_argument("--tree-owner", metavar="UID:GID",
                      help="the user the adapter runs as: each case's tree is handed to it "
                           "(needs root), so permission cases run against a non-root adapter")
@@ -58,17 +96,23 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("serve-reference", help="serve memref over the protocol on stdin/stdout")
 
     smoke = commands.add_parser("smoke", help="check that an adapter speaks the protocol")
-    smoke.add_argument("--adapter", default="reference")
-    smoke.add_argument("--timeout", type=float, default=5.0)
+    smoke.add_argument("--adapter", default="reference",
+                       help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'")
+    smoke.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT_S,
+                       help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g}, as for "
+                            "run)")
 
     coverage = commands.add_parser("coverage", help="requirement -> cases table")
-    coverage.add_argument("--profile", action="append", default=[])
+    coverage.add_argument("--profile", action="append", default=[],
+                          help="only this profile (repeatable)")
     coverage.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     explain = commands.add_parser("explain", help="print a requirement or case and its cases")
     explain.add_argument("id", help="a requirement id (MEMDIR-FM-004) or a case id")
 
-    commands.add_parser("lint", help="check fixtures and spec pages")
+    lint = commands.add_parser("lint", help="check fixtures and spec pages")
+    lint.add_argument("--profile", action="append", default=[],
+                      help="only this profile's fixtures (repeatable)")
     return parser
 
 
@@ -77,21 +121,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         handler = globals()[f"_cmd_{args.command.replace('-', '_')}"]
         return int(handler(args))
-    except UsageError as exc:
-        print(f"memspec: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except MemspecError as exc:
         print(f"memspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (memspec coverage | head): nothing left to say to it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("memspec: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_SIGINT
 
 
-def _known_profiles() -> set[str]:
-    from memspec._data import fixtures_dir
+def _check_profiles(profiles: Sequence[str], *, allow_protocol: bool) -> None:
+    from memspec._profiles import known_profiles, selectable_profiles
 
-    return {p.name for p in fixtures_dir().iterdir() if p.is_dir() and not p.name.startswith("_")}
+    known = selectable_profiles() if allow_protocol else known_profiles()
+    for profile in profiles:
+        if profile not in known:
+            raise UsageError(f"unknown profile {profile!r}; known: {', '.join(known)}")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -104,13 +153,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     parse_adapter_spec(args.adapter)
     if args.tree_owner:
         parse_tree_owner(args.tree_owner)
-    known = _known_profiles()
-    for profile in args.profile:
-        if profile not in known:
-            raise UsageError(f"unknown profile {profile!r}; known: {', '.join(sorted(known))}")
+    _check_profiles(args.profile, allow_protocol=True)
     if args.expectations:
         load_expectations(Path(args.expectations))
-    load_cases(profiles=args.profile or None)
+    load_cases(profiles=[p for p in args.profile if p != "protocol"] or None)
     suite = Path(__file__).resolve().parent / "suite"
     pytest_args = [
         "-c", str(suite / "memspec-run.ini"), "--rootdir", str(suite),
@@ -119,21 +165,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "-p", "memspec.pytest_plugin", "-p", "no:benchmark", "--pyargs", "memspec.suite",
         "-v" if args.verbose else "-q", "--no-header", "-rN", "--tb=no",
         "--memspec-adapter", args.adapter,
+        "--hypothesis-profile", f"memspec-{args.hypothesis_profile}",
     ]
-    for profile in args.profile:
-        pytest_args += ["--memspec-profile", profile]
-    for option in ("report", "junit", "summary", "expectations"):
+    for option in ("profile", "case", "op"):
+        for value in getattr(args, option):
+            pytest_args += [f"--memspec-{option}", value]
+    for option in ("report", "junit", "summary", "expectations", "export_failures"):
         value = getattr(args, option)
         if value:
-            pytest_args += [f"--memspec-{option}", str(Path(value).resolve())]
+            pytest_args += [f"--memspec-{option.replace('_', '-')}", str(Path(value).resolve())]
     if args.timeout is not None:
-        pytest_args += ["--memspec-timeout", str(args.timeout)]
+        pytest_args += ["--memspec-timeout", repr(args.timeout)]
+    if args.max_reply_bytes is not None:
+        pytest_args += ["--memspec-max-reply-bytes", str(args.max_reply_bytes)]
     if args.tree_owner:
         pytest_args += ["--memspec-tree-owner", args.tree_owner]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
-    profile = args.hypothesis_profile or ("ci" if os.environ.get("CI") else "dev")
-    pytest_args += ["--hypothesis-profile", profile]
     if args.workers:
         if importlib.util.find_spec("xdist") is None:
             raise UsageError("-n needs pytest-xdist: pip install 'memspec[xdist]'")
@@ -145,8 +193,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if code == pytest.ExitCode.USAGE_ERROR:
         return EXIT_USAGE
-    if code == EXIT_BROKEN:
-        return EXIT_BROKEN
+    if code in (EXIT_BROKEN, EXIT_SIGINT, EXIT_SIGTERM):
+        return int(code)
+    if code == pytest.ExitCode.INTERRUPTED:
+        return EXIT_SIGINT
     return EXIT_OK if code == pytest.ExitCode.OK else EXIT_FAILED
 
 
@@ -183,6 +233,7 @@ def _cmd_smoke(args: argparse.Namespace) -> int:
 def _cmd_coverage(args: argparse.Namespace) -> int:
     from memspec._coverage import requirement_coverage
 
+    _check_profiles(args.profile, allow_protocol=True)
     rows = requirement_coverage(args.profile)
     missing = [row for row in rows if row.missing]
     if args.json:
@@ -201,41 +252,18 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from memspec._coverage import requirement_coverage
-    from memspec.cases import load_cases
-    from memspec.suite.registry import registered_cases
+    from memspec._explain import explain
 
-    target = args.id
-    for row in requirement_coverage():
-        if row.requirement.id == target:
-            requirement = row.requirement
-            print(f"{requirement.id} ({requirement.level}) — spec/{requirement.page}, "
-                  f"§ {requirement.section}\n")
-            print(f"  {requirement.text}\n")
-            print(f"{len(row.cases)} case(s):")
-            descriptions = {case.id: case.description
-                            for case in load_cases(profiles=[requirement.profile])}
-            descriptions.update({entry.id: entry.description for entry in registered_cases()})
-            for case_id in row.cases:
-                description = descriptions.get(case_id)
-                print(f"  {case_id}" + (f": {description}" if description else ""))
-            return EXIT_OK
-    for case in load_cases():
-        if case.id == target and case.path is not None:
-            print(case.path.read_text(encoding="utf-8"))
-            return EXIT_OK
-    for entry in registered_cases():
-        if entry.id == target:
-            print(f"{entry.id} ({entry.kind} test in memspec.suite): {entry.description}")
-            print(f"requirements: {', '.join(entry.requirements)}")
-            return EXIT_OK
-    raise UsageError(f"no requirement or case with id {target!r}")
+    for line in explain(args.id):
+        print(line)
+    return EXIT_OK
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
     from memspec.lint import lint
 
-    problems = lint()
+    _check_profiles(args.profile, allow_protocol=False)
+    problems = lint(profiles=args.profile or None)
     for problem in problems:
         print(problem)
     if problems:

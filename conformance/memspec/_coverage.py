@@ -24,10 +24,14 @@ class CoverageRow:
 
 def requirement_coverage(profiles: Sequence[str] = ()) -> list[CoverageRow]:
     covering: dict[str, list[str]] = {}
-    for case in load_cases(profiles=profiles or None):
+    fixture_profiles = [p for p in profiles if p != "protocol"]
+    for case in load_cases(profiles=fixture_profiles or None) if fixture_profiles or \
+            not profiles else []:
         for requirement_id in case.requirements:
             covering.setdefault(requirement_id, []).append(case.id)
     for entry in registered_cases():
+        if not entry.counts_as_coverage:
+            continue
         for requirement_id in entry.requirements:
             covering.setdefault(requirement_id, []).append(entry.id)
     rows = []

@@ -34,6 +34,7 @@ from memspec.exceptions import (
 from memspec.protocol import ERROR_KINDS
 
 __all__ = [
+    "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_TIMEOUT_S",
     "ERROR_KINDS",
     "Adapter",
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 
 
 Message = dict[str, Any]
@@ -93,8 +95,10 @@ class InProcessConnection:
 class SubprocessConnection:
     """A persistent child process; one JSON line out, one JSON line back."""
 
-    def __init__(self, argv: list[str], description: str, env: Mapping[str, str] | None = None):
+    def __init__(self, argv: list[str], description: str, env: Mapping[str, str] | None = None,
+                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES):
         self.description = description
+        self.max_reply_bytes = max_reply_bytes
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
         try:
             self._process = subprocess.Popen(
@@ -107,7 +111,8 @@ class SubprocessConnection:
             )
         except OSError as exc:
             raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
-        self._buffer = b""
+        self._pending: list[bytes] = []
+        self._pending_size = 0
 
     def stderr_tail(self, limit: int = 2000) -> str:
         self._stderr.seek(0, os.SEEK_END)
@@ -141,22 +146,35 @@ class SubprocessConnection:
         return decoded
 
     def _read_line(self, timeout_s: float) -> bytes:
+        """One line, in time linear in its length (each chunk is searched once)."""
         assert self._process.stdout is not None
         fd = self._process.stdout.fileno()
         deadline = _real_clock() + timeout_s
-        while b"\n" not in self._buffer:
+        while True:
+            if self._pending:
+                newline = self._pending[-1].find(b"\n")
+                if newline >= 0:
+                    last = self._pending.pop()
+                    line = b"".join([*self._pending, last[:newline]])
+                    rest = last[newline + 1:]
+                    self._pending = [rest] if rest else []
+                    self._pending_size = len(rest)
+                    return line
+            if self._pending_size > self.max_reply_bytes:
+                self._pending, self._pending_size = [], 0
+                raise ProtocolViolation(
+                    f"reply line longer than {self.max_reply_bytes} bytes (--max-reply-bytes)")
             remaining = deadline - _real_clock()
             if remaining <= 0:
                 raise AdapterTimeout(f"no answer within {timeout_s:g} s")
             ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 continue
-            chunk = os.read(fd, 65536)
+            chunk = os.read(fd, 1 << 20)
             if not chunk:
                 raise AdapterCrashed(f"adapter exited ({self._wait_note()})")
-            self._buffer += chunk
-        raw, _, self._buffer = self._buffer.partition(b"\n")
-        return raw
+            self._pending.append(chunk)
+            self._pending_size += len(chunk)
 
     def _wait_note(self) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -190,7 +208,8 @@ class SubprocessConnection:
 ConnectionFactory = Callable[[], Connection]
 
 
-def parse_adapter_spec(spec: str) -> tuple[str, ConnectionFactory]:
+def parse_adapter_spec(spec: str, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+                       ) -> tuple[str, ConnectionFactory]:
     """Turn an adapter spec into a description and a factory of fresh connections."""
     if spec == "reference":
         def reference() -> Connection:
@@ -219,7 +238,7 @@ def parse_adapter_spec(spec: str) -> tuple[str, ConnectionFactory]:
             raise UsageError(f"adapter {spec!r}: empty command line")
 
         def command() -> Connection:
-            return SubprocessConnection(argv, spec)
+            return SubprocessConnection(argv, spec, max_reply_bytes=max_reply_bytes)
 
         return spec, command
     raise UsageError(
@@ -260,6 +279,8 @@ class Response:
     result: Any = None
     error_kind: str | None = None
     error_message: str = ""
+    mutations: int | None = None
+    """How many filesystem mutations the request attempted (requests with a fault)."""
 
     @property
     def is_error(self) -> bool:
@@ -275,6 +296,7 @@ class Adapter:
     tree_owner: tuple[int, int] | None = None
     """The uid and gid the adapter runs as, when they differ from the harness's own:
     each case's tree is handed over to them before the first step."""
+    max_reply_bytes: int | None = None
     _factory: ConnectionFactory = field(init=False)
     _connection: Connection | None = field(default=None, init=False)
     _handshake: Handshake | None = field(default=None, init=False)
@@ -282,7 +304,8 @@ class Adapter:
     restarts: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
-        self.description, self._factory = parse_adapter_spec(self.spec)
+        self.description, self._factory = parse_adapter_spec(
+            self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES)
 
     def _id(self) -> int:
         self._next_id += 1
@@ -322,13 +345,29 @@ class Adapter:
         self._connection, self._handshake = connection, handshake
         return connection
 
-    def call(self, op: str, args: Mapping[str, Any]) -> Response:
-        """Send one op; a fault closes the connection so the next call restarts it."""
+    def spawn(self) -> Adapter:
+        """Another adapter of the same spec: a new process, or a new in-process instance."""
+        return Adapter(self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes)
+
+    def call(self, op: str, args: Mapping[str, Any], *,
+             fail_mutation: int | None = None) -> Response:
+        """Send one op; a fault closes the connection so the next call restarts it.
+
+        ``fail_mutation`` asks an adapter that claims ``fault-injection`` to fail that
+        filesystem mutation of the request; its reply then says how many it attempted.
+        """
         connection = self._ensure_started()
         request_id = self._id()
+        message: Message = {"id": request_id, "op": op, "args": args}
+        if fail_mutation is not None:
+            message["fault"] = {"fail_mutation": fail_mutation}
         try:
-            reply = connection.request({"id": request_id, "op": op, "args": args}, self.timeout_s)
-            return _check_reply(reply, request_id)
+            reply = connection.request(message, self.timeout_s)
+            response = _check_reply(reply, request_id)
+            if fail_mutation is not None and not isinstance(response.mutations, int):
+                raise ProtocolViolation("a reply to a request with a fault needs an integer "
+                                        "'mutations'")
+            return response
         except AdapterFault:
             self._drop()
             raise
@@ -403,8 +442,11 @@ def _check_reply(reply: Message, request_id: int) -> Response:
     if has_result == has_error:
         raise ProtocolViolation(f"reply needs exactly one of result and error: "
                                 f"{json.dumps(reply)[:500]}")
+    mutations = reply.get("mutations")
+    if mutations is not None and (not isinstance(mutations, int) or isinstance(mutations, bool)):
+        raise ProtocolViolation(f"'mutations' must be an integer: {json.dumps(reply)[:500]}")
     if has_result:
-        return Response(result=reply["result"])
+        return Response(result=reply["result"], mutations=mutations)
     error = reply["error"]
     if not isinstance(error, dict) or not isinstance(error.get("kind"), str):
         raise ProtocolViolation(f"error needs a kind: {json.dumps(reply)[:500]}")
@@ -412,4 +454,4 @@ def _check_reply(reply: Message, request_id: int) -> Response:
         raise ProtocolViolation(f"error kind {error['kind']!r} is not in the protocol's set")
     message = error.get("message", "")
     return Response(error_kind=error["kind"], error_message=message if isinstance(message, str)
-                    else json.dumps(message))
+                    else json.dumps(message), mutations=mutations)

@@ -14,7 +14,8 @@ import jsonschema
 from memspec._data import fixtures_dir, schema_path
 from memspec.exceptions import FixtureError
 
-__all__ = ["Case", "Expectation", "Step", "load_case", "load_cases"]
+__all__ = ["Case", "Concurrency", "Expectation", "Step", "case_from_json", "fixture_files",
+           "load_case", "load_cases", "schema_errors"]
 
 
 @dataclass(frozen=True)
@@ -26,17 +27,29 @@ class Expectation:
     error_kind: str | None = None
     error_message: str | None = None
     tree: Mapping[str, Any] | None = None
+    results: tuple[Any, ...] | None = None
+    """Concurrent steps: every reply's result, as a multiset."""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Expectation:
         error = data.get("error")
+        results = data.get("results")
         return cls(
             result=data.get("result"),
             has_result="result" in data,
             error_kind=error["kind"] if error else None,
             error_message=error.get("message") if error else None,
             tree=data.get("tree"),
+            results=tuple(results) if results is not None else None,
         )
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    """Send a step from ``workers`` connections at once, each ``repeat`` times."""
+
+    workers: int
+    repeat: int = 1
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,8 @@ class Step:
     op: str
     args: Mapping[str, Any]
     expect: Expectation
+    concurrent: Concurrency | None = None
+    crash_points: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,8 @@ class Case:
     source: str = ""
     divergence: str = ""
     path: Path | None = None
+    setup: tuple[Mapping[str, Any], ...] = ()
+    tree_ignore: tuple[str, ...] = ()
 
     @property
     def profile(self) -> str:
@@ -85,10 +102,7 @@ def case_from_json(data: Mapping[str, Any], path: Path | None = None) -> Case:
         raw_steps = data["steps"]
     else:
         raw_steps = [{"op": data["op"], "args": data["args"], "expect": data["expect"]}]
-    steps = tuple(
-        Step(op=s["op"], args=s["args"], expect=Expectation.from_json(s["expect"]))
-        for s in raw_steps
-    )
+    steps = tuple(_step(raw) for raw in raw_steps)
     return Case(
         id=data["id"],
         description=data["description"],
@@ -100,6 +114,20 @@ def case_from_json(data: Mapping[str, Any], path: Path | None = None) -> Case:
         source=data.get("source", ""),
         divergence=data.get("divergence", ""),
         path=path,
+        setup=tuple(data.get("setup", ())),
+        tree_ignore=tuple(data.get("tree_ignore", ())),
+    )
+
+
+def _step(raw: Mapping[str, Any]) -> Step:
+    concurrent = raw.get("concurrent")
+    return Step(
+        op=raw["op"],
+        args=raw["args"],
+        expect=Expectation.from_json(raw["expect"]),
+        concurrent=Concurrency(concurrent["workers"], concurrent.get("repeat", 1))
+        if concurrent else None,
+        crash_points=bool(raw.get("crash_points")),
     )
 
 

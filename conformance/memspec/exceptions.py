@@ -2,6 +2,8 @@
 
 - Reading the command line or a file the user named: ``UsageError`` (exit code 2).
 - Loading fixtures: ``FixtureError`` (a fixture breaks the case schema or the lint rules).
+- Setting up a case (for example its git repositories): ``SetupError``.
+- Judging a case: ``CaseFailure`` (a wrong answer) and ``CaseFault`` (no proper answer).
 - Starting the adapter (spawn, ``start`` handshake): ``AdapterBroken``.
 - One request (send, wait, read, decode, check the reply): ``AdapterFault`` and its
   subclasses ``AdapterTimeout``, ``AdapterCrashed`` and ``ProtocolViolation``. A fault
@@ -15,9 +17,12 @@ __all__ = [
     "AdapterCrashed",
     "AdapterFault",
     "AdapterTimeout",
+    "CaseFailure",
+    "CaseFault",
     "FixtureError",
     "MemspecError",
     "ProtocolViolation",
+    "SetupError",
     "UsageError",
 ]
 
@@ -32,6 +37,19 @@ class UsageError(MemspecError):
 
 class FixtureError(MemspecError):
     """A fixture file breaks the case schema or a lint rule."""
+
+
+class CaseFailure(MemspecError):
+    """The implementation answered, and the answer is wrong."""
+
+
+class CaseFault(MemspecError):
+    """The implementation did not answer properly (crash, hang, garbage), or the case
+    could not be set up on this host."""
+
+
+class SetupError(MemspecError):
+    """A case's set-up action (for example a git command) failed on this host."""
 
 
 class AdapterBroken(MemspecError):

@@ -8,7 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 from memspec._data import fixtures_dir, spec_dir
-from memspec.cases import case_from_json, fixture_files, schema_errors
+from memspec._profiles import profile_of_op, profile_of_requirement
+from memspec.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.requirements import load_requirements
 
 __all__ = ["lint", "spec_ops"]
@@ -30,7 +31,35 @@ def spec_ops(root: Path | None = None) -> set[str]:
     return found
 
 
-def lint(fixtures: Path | None = None, spec: Path | None = None) -> list[str]:
+def _needs(case: Case) -> list[str]:
+    """Capabilities the case's own fields imply, each of which it must list in requires."""
+    needed = []
+    if any("git" in action for action in case.setup):
+        needed.append("git")
+    if any(step.concurrent for step in case.steps):
+        needed.append("concurrency")
+    if any(step.crash_points for step in case.steps):
+        needed.append("fault-injection")
+    return needed
+
+
+def _case_problems(case: Case, where: str) -> list[str]:
+    problems = [f"{where}: uses {need} but does not list it in requires"
+                for need in _needs(case) if need not in case.requires]
+    for index, step in enumerate(case.steps, 1):
+        if step.crash_points and step.expect.tree is None:
+            problems.append(f"{where}: step {index} has crash_points but no expected tree")
+        if step.expect.results is not None and step.concurrent is None:
+            problems.append(f"{where}: step {index} expects results but is not concurrent")
+        if step.concurrent is not None and step.expect.results is not None and \
+                len(step.expect.results) != step.concurrent.workers * step.concurrent.repeat:
+            problems.append(f"{where}: step {index} expects {len(step.expect.results)} "
+                            "results, not workers × repeat")
+    return problems
+
+
+def lint(fixtures: Path | None = None, spec: Path | None = None,
+         profiles: list[str] | None = None) -> list[str]:
     """All problems found; an empty list means the corpus is clean."""
     fixtures_root = fixtures or fixtures_dir()
     spec_root = spec or spec_dir()
@@ -48,6 +77,8 @@ def lint(fixtures: Path | None = None, spec: Path | None = None) -> list[str]:
         problems.append(f"{fixtures_root}: no fixture files found")
     for path in files:
         where = path.relative_to(fixtures_root).as_posix()
+        if profiles and where.split("/", 1)[0] not in profiles:
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -66,31 +97,56 @@ def lint(fixtures: Path | None = None, spec: Path | None = None) -> list[str]:
         seen[case.id] = path
         if case.divergence:
             diverging.add(case.id)
+        problems.extend(_case_problems(case, where))
         for requirement_id in case.requirements:
             if requirement_id not in known:
                 problems.append(f"{where}: unknown requirement id {requirement_id}")
-            elif requirement_id.split("-", 1)[0].lower() != case.profile:
+            elif profile_of_requirement(requirement_id) != case.profile:
                 problems.append(f"{where}: requirement {requirement_id} is not of profile "
                                 f"{case.profile!r}")
         for step in case.steps:
-            if step.op.split(".", 1)[0] != case.profile:
+            if profile_of_op(step.op) != case.profile:
                 problems.append(f"{where}: op {step.op!r} is not of profile {case.profile!r}")
             elif step.op not in ops:
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
-    problems.extend(_divergence_problems(spec_root, seen, diverging))
+    problems.extend(_divergence_problems(spec_root, seen, diverging, profiles))
+    problems.extend(_registered_problems(spec_root, known))
+    return problems
+
+
+def _registered_problems(spec_root: Path, known: set[str]) -> list[str]:
+    """Suite tests: known requirements, and each divergence they reach names them."""
+    from memspec.suite.registry import registered_cases
+
+    page = spec_root / DIVERGENCES_PAGE
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    problems = []
+    specified = {profile_of_requirement(requirement_id) for requirement_id in known}
+    for entry in registered_cases():
+        if entry.profile not in specified:
+            continue
+        for requirement_id in entry.requirements:
+            if requirement_id not in known:
+                problems.append(f"suite {entry.id}: unknown requirement id {requirement_id}")
+        if entry.divergences and entry.id not in text:
+            problems.append(f"suite {entry.id}: reaches {', '.join(entry.divergences)} but "
+                            f"spec/{DIVERGENCES_PAGE} does not name it")
     return problems
 
 
 def _divergence_problems(spec_root: Path, cases: dict[str, Path],
-                         diverging: set[str]) -> list[str]:
+                         diverging: set[str], profiles: list[str] | None = None) -> list[str]:
     """Every case id named on the divergences page exists, and every case with a
     ``divergence`` field is named there."""
     page = spec_root / DIVERGENCES_PAGE
     if not page.is_file():
         return [f"spec: {DIVERGENCES_PAGE} is missing"] if diverging else []
-    profiles = {case_id.split("/", 1)[0] for case_id in cases}
+    of_cases = {case_id.split("/", 1)[0] for case_id in cases}
     named = {match for match in _CASE_ID.findall(page.read_text(encoding="utf-8"))
-             if match.split("/", 1)[0] in profiles}
+             if match.split("/", 1)[0] in of_cases and not match.endswith("/crash-points")}
+    from memspec.suite.registry import registered_cases
+
+    named -= {entry.id for entry in registered_cases()}
     problems = [f"spec/{DIVERGENCES_PAGE}: names {case_id!r}, which is no case"
                 for case_id in sorted(named - set(cases))]
     problems += [f"{case_id}: has a divergence field but spec/{DIVERGENCES_PAGE} does not "

@@ -1,12 +1,17 @@
 """The pytest plugin: options, markers, case collection, expectations and the report.
 
-Load it with ``-p memspec.pytest_plugin`` (it is also registered as a ``pytest11``
-entry point) and collect the suite with ``--pyargs memspec.suite``.
+It is registered as a ``pytest11`` entry point, so it loads wherever memspec is
+installed; it stays inert unless a ``--memspec-*`` option (or ini value) is given or the
+suite itself (``--pyargs memspec.suite``) is collected. Its markers are prefixed
+``memspec_`` and its Hypothesis profiles ``memspec-``, so they never shadow a project's own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,63 +19,56 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from memspec._data import fixtures_dir
+from memspec._profiles import PROTOCOL, known_profiles, selectable_profiles
 from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter, parse_tree_owner
 from memspec.cases import Case, load_cases
-from memspec.exceptions import AdapterBroken, MemspecError
+from memspec.exceptions import AdapterBroken, CaseFailure, CaseFault, MemspecError, UsageError
 from memspec.expectations import load_expectations
 from memspec.report import (
-    FAILING,
     CaseRecord,
     Report,
     render_junit,
     render_markdown,
-    render_table,
+    render_run_end,
     run_info,
 )
-from memspec.runner import CaseFailure, CaseFault, not_claimed_reason, run_case
+from memspec.runner import crash_point_steps, not_claimed_reason, run_case, run_crash_points
 
-__all__ = ["PROFILES"]
+__all__ = ["HYPOTHESIS_PROFILES", "OPTIONS"]
 
-PROFILES = ("memdir", "factstore", "memorytool", "turnlog")
+# No example database: a conformance run must not leave .hypothesis/ wherever it starts.
+_COMMON: dict[str, Any] = {"deadline": None, "database": None, "print_blob": False,
+                           "suppress_health_check": [HealthCheck.too_slow]}
+HYPOTHESIS_PROFILES: dict[str, dict[str, Any]] = {
+    "memspec-dev": {"max_examples": 25},
+    "memspec-ci": {"max_examples": 100, "derandomize": True},
+    "memspec-thorough": {"max_examples": 1000},
+}
+for _name, _values in HYPOTHESIS_PROFILES.items():
+    settings.register_profile(_name, None, **{**_COMMON, **_values})
 
-# No example database: a conformance run must not leave .hypothesis/ wherever it is started.
-settings.register_profile("dev", max_examples=25, deadline=None, database=None,
-                          print_blob=True)
-settings.register_profile(
-    "ci",
-    max_examples=100,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile("thorough", max_examples=1000, deadline=None, database=None,
-                          print_blob=True)
+OPTIONS = {
+    "adapter": ("string", "reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'"),
+    "profile": ("args", "run only this profile (repeatable)"),
+    "case": ("args", "run only the case with this exact id (repeatable)"),
+    "op": ("args", "run only the cases that call this op (repeatable)"),
+    "expectations": ("string", "TOML file of expected failures by case id, each with a reason"),
+    "report": ("string", "write the JSON-lines report here"),
+    "junit": ("string", "write JUnit XML here"),
+    "summary": ("string", "write a Markdown summary here"),
+    "timeout": ("string", f"seconds an adapter may take per call (default "
+                          f"{DEFAULT_TIMEOUT_S:g})"),
+    "max_reply_bytes": ("string", "longest reply line accepted, in bytes (default 64 MiB)"),
+    "tree_owner": ("string", "UID:GID the adapter runs as; each case's tree is handed to it "
+                             "(the harness must run as root)"),
+    "export_failures": ("string", "write each failing property's shrunk input here as a "
+                                  "fixture file"),
+}
+_REPEATABLE = {"profile", "case", "op"}
+_SUITE_DIR = Path(__file__).resolve().parent / "suite"
 
 _STATE = pytest.StashKey["_State"]()
-_LIST_AT_MOST = 50
-_LINE_AT_MOST = 300
-
-
-class _State:
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.adapter_spec: str = _option(config, "adapter") or "reference"
-        self.timeout_s = float(_option(config, "timeout") or DEFAULT_TIMEOUT_S)
-        owner = _option(config, "tree_owner")
-        self.tree_owner = parse_tree_owner(owner) if owner else None
-        self.profiles: list[str] = list(_option(config, "profile") or [])
-        expectations = _option(config, "expectations")
-        self.expectations: dict[str, str] = (
-            load_expectations(Path(expectations)) if expectations else {}
-        )
-        self.records: dict[str, CaseRecord] = {}
-        self.implementation: dict[str, Any] | None = None
-        self.problems: list[str] = []
-        self.report_path = _option(config, "report")
-        self.junit_path = _option(config, "junit")
-        self.summary_path = _option(config, "summary")
 
 
 def _option(config: pytest.Config, name: str) -> Any:
@@ -81,35 +79,96 @@ def _option(config: pytest.Config, name: str) -> Any:
     return value
 
 
+def _asked_for(config: pytest.Config) -> bool:
+    """Whether this run is a memspec run: an option was given, or the suite is collected."""
+    if any(_option(config, name) for name in OPTIONS):
+        return True
+    for argument in config.args:
+        if argument.split("::")[0].replace("/", ".").startswith("memspec.suite"):
+            return True
+        path = Path(argument.split("::")[0])
+        if path.exists() and (path.resolve() == _SUITE_DIR or
+                              _SUITE_DIR in path.resolve().parents):
+            return True
+    return False
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--timeout {text!r}: expected a number of seconds") from None
+    if not (value > 0 and value != float("inf")):
+        raise UsageError(f"--timeout {text!r}: expected a positive, finite number of seconds")
+    return value
+
+
+def _positive_int(text: str, name: str) -> int:
+    if not text.isdigit() or int(text) <= 0:
+        raise UsageError(f"{name} {text!r}: expected a positive whole number")
+    return int(text)
+
+
+class _State:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.adapter_spec: str = _option(config, "adapter") or "reference"
+        timeout = _option(config, "timeout")
+        self.timeout_s = _positive_seconds(str(timeout)) if timeout else DEFAULT_TIMEOUT_S
+        limit = _option(config, "max_reply_bytes")
+        self.max_reply_bytes = (_positive_int(str(limit), "--max-reply-bytes") if limit
+                                else None)
+        owner = _option(config, "tree_owner")
+        self.tree_owner = parse_tree_owner(owner) if owner else None
+        self.profiles: list[str] = list(_option(config, "profile") or [])
+        known = selectable_profiles()
+        for profile in self.profiles:
+            if profile not in known:
+                raise UsageError(f"unknown profile {profile!r}; known: {', '.join(known)}")
+        self.case_ids: set[str] = set(_option(config, "case") or [])
+        self.ops: set[str] = set(_option(config, "op") or [])
+        expectations = _option(config, "expectations")
+        self.expectations: dict[str, str] = (
+            load_expectations(Path(expectations)) if expectations else {}
+        )
+        self.export_failures = _option(config, "export_failures")
+        self.records: dict[str, CaseRecord] = {}
+        self.implementation: dict[str, Any] | None = None
+        self.claimed: tuple[str, ...] = ()
+        self.broken: str = ""
+        self.interrupted: str = ""
+        self.problems: list[str] = []
+        self.report_path = _option(config, "report")
+        self.junit_path = _option(config, "junit")
+        self.summary_path = _option(config, "summary")
+
+    def adapter(self) -> Adapter:
+        return Adapter(self.adapter_spec, self.timeout_s, self.tree_owner,
+                       max_reply_bytes=self.max_reply_bytes)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("memspec", "memspec conformance suite")
-    group.addoption("--memspec-adapter", dest="memspec_adapter",
-                    help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'")
-    group.addoption("--memspec-profile", dest="memspec_profile", action="append", default=[],
-                    help="run only this profile (repeatable)")
-    group.addoption("--memspec-expectations", dest="memspec_expectations",
-                    help="TOML file of expected failures by case id, each with a reason")
-    group.addoption("--memspec-report", dest="memspec_report", help="write the JSON-lines report")
-    group.addoption("--memspec-junit", dest="memspec_junit", help="write JUnit XML")
-    group.addoption("--memspec-summary", dest="memspec_summary", help="write a Markdown summary")
-    group.addoption("--memspec-timeout", dest="memspec_timeout",
-                    help=f"seconds an adapter may take per call (default {DEFAULT_TIMEOUT_S:g})")
-    group.addoption("--memspec-tree-owner", dest="memspec_tree_owner",
-                    help="UID:GID the adapter runs as; each case's tree is handed to it "
-                         "(the harness must run as root)")
-    for name, kind in (("adapter", "string"), ("profile", "args"), ("expectations", "string"),
-                       ("report", "string"), ("junit", "string"), ("summary", "string"),
-                       ("timeout", "string"), ("tree_owner", "string")):
-        parser.addini(f"memspec_{name}", f"default for --memspec-{name}", type=kind)  # type: ignore[arg-type]
+    for name, (kind, text) in OPTIONS.items():
+        flag = f"--memspec-{name.replace('_', '-')}"
+        if name in _REPEATABLE:
+            group.addoption(flag, dest=f"memspec_{name}", action="append", default=[],
+                            help=text)
+        else:
+            group.addoption(flag, dest=f"memspec_{name}", help=text)
+        parser.addini(f"memspec_{name}", f"default for {flag}", type=kind)  # type: ignore[arg-type]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "profile(name): the memspec profile a case belongs to")
-    config.addinivalue_line("markers", "requirement(*ids): requirement ids a case covers")
-    config.addinivalue_line("markers", "case_id(id): the stable memspec case id")
-    config.addinivalue_line("markers", "property: a Hypothesis property driven through the adapter")
-    for profile in (*PROFILES, "protocol"):
-        config.addinivalue_line("markers", f"{profile}: cases of the {profile} profile")
+    for line in (
+        "memspec_profile(name): the memspec profile a case belongs to",
+        "memspec_requirement(*ids): requirement ids a memspec case covers",
+        "memspec_case_id(id): the stable memspec case id",
+        "memspec_kind(kind): fixture, property, differential, snapshot or protocol",
+    ):
+        config.addinivalue_line("markers", line)
+    if not _asked_for(config):
+        return
     try:
         state = _State(config)
     except MemspecError as exc:
@@ -119,12 +178,17 @@ def pytest_configure(config: pytest.Config) -> None:
             "--snapshot-update is refused with --memspec-adapter "
             f"{state.adapter_spec!r}: only the reference adapter may write snapshots"
         )
+    if not config.getoption("hypothesis_profile", None):
+        settings.load_profile("memspec-ci")
     config.stash[_STATE] = state
     if not _is_worker(config):
         config.pluginmanager.register(_Reporting(state), "memspec-reporting")
 
 
 def _state(config: pytest.Config) -> _State:
+    if _STATE not in config.stash:
+        raise pytest.UsageError("the memspec suite runs only with the memspec plugin active "
+                                "(give --memspec-adapter, or collect --pyargs memspec.suite)")
     return config.stash[_STATE]
 
 
@@ -132,51 +196,75 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def _case_marks(case_id: str, profile: str, requirements: tuple[str, ...]) -> list[Any]:
-    marks: list[Any] = [pytest.mark.case_id(case_id), pytest.mark.profile(profile),
-                        pytest.mark.requirement(*requirements)]
-    if profile in PROFILES:
-        marks.append(getattr(pytest.mark, profile))
-    return marks
+def _case_marks(case: Case, kind: str = "fixture") -> list[Any]:
+    return [pytest.mark.memspec_case_id(case.id), pytest.mark.memspec_profile(case.profile),
+            pytest.mark.memspec_requirement(*case.requirements),
+            pytest.mark.memspec_kind(kind)]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "memspec_case" not in metafunc.fixturenames:
+    wanted = {"memspec_case", "memspec_crash_case"} & set(metafunc.fixturenames)
+    if not wanted:
         return
     state = _state(metafunc.config)
+    profiles = [p for p in state.profiles if p != PROTOCOL] if state.profiles else None
     try:
-        cases = load_cases(profiles=state.profiles or None)
+        cases = load_cases(profiles=profiles) if profiles != [] else []
     except MemspecError as exc:
         raise pytest.UsageError(str(exc)) from exc
-    metafunc.parametrize(
-        "memspec_case",
-        [pytest.param(case, id=case.id, marks=_case_marks(case.id, case.profile,
-                                                          case.requirements))
-         for case in cases],
-    )
+    if "memspec_case" in wanted:
+        metafunc.parametrize("memspec_case", [
+            pytest.param(case, id=case.id, marks=_case_marks(case)) for case in cases])
+    else:
+        crash = [(case, index) for case in cases for index in crash_point_steps(case)]
+        metafunc.parametrize("memspec_crash_case", [
+            pytest.param((case, index), id=f"{case.id}/crash-points",
+                         marks=[*_case_marks(case, "crash-points"),
+                                pytest.mark.memspec_case_id(f"{case.id}/crash-points")])
+            for case, index in crash])
+
+
+def _ops_of(item: pytest.Item) -> list[str]:
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    case = params.get("memspec_case") or (params.get("memspec_crash_case") or (None,))[0]
+    return [step.op for step in case.steps] if isinstance(case, Case) else []
 
 
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
+    if _STATE not in config.stash:
+        return
     state = _state(config)
     kept = []
     for item in items:
-        marker = item.get_closest_marker("case_id")
+        marker = item.get_closest_marker("memspec_case_id")
         if marker is None:
-            kept.append(item)
+            if not _is_empty_case_parameter(item):
+                kept.append(item)
             continue
-        profile_marker = item.get_closest_marker("profile")
+        case_id = str(marker.args[0])
+        profile_marker = item.get_closest_marker("memspec_profile")
         profile = str(profile_marker.args[0]) if profile_marker else ""
         if state.profiles and profile not in state.profiles:
             continue
-        requirement_marker = item.get_closest_marker("requirement")
+        if state.case_ids and case_id not in state.case_ids:
+            continue
+        ops = _ops_of(item)
+        if state.ops and not state.ops & set(ops):
+            continue
+        requirement_marker = item.get_closest_marker("memspec_requirement")
+        kind_marker = item.get_closest_marker("memspec_kind")
         item.user_properties.append(("memspec_case", {
-            "id": marker.args[0],
+            "id": case_id,
             "profile": profile,
             "requirements": list(requirement_marker.args) if requirement_marker else [],
+            "kind": str(kind_marker.args[0]) if kind_marker else "fixture",
+            "ops": ops,
         }))
-        reason = state.expectations.get(marker.args[0])
+        item.extra_keyword_matches.add(case_id)
+        reason = state.expectations.get(case_id)
         if reason is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
         kept.append(item)
@@ -184,35 +272,166 @@ def pytest_collection_modifyitems(
         config.hook.pytest_deselected(items=[i for i in items if i not in kept])
         items[:] = kept
     if state.expectations:
-        known = {str(m.args[0]) for i in items if (m := i.get_closest_marker("case_id"))}
+        known = {str(m.args[0]) for i in items if (m := i.get_closest_marker("memspec_case_id"))}
         all_ids = known | {c.id for c in load_cases()}
         stale = sorted(set(state.expectations) - all_ids)
         state.problems.extend(f"expectations: entry {case!r} matches no case" for case in stale)
+
+
+def _is_empty_case_parameter(item: pytest.Item) -> bool:
+    """The placeholder pytest makes for a case parameter list that came out empty."""
+    callspec = getattr(item, "callspec", None)
+    return (callspec is not None and any(
+        name in callspec.params and callspec.params[name] is None
+        for name in ("memspec_case", "memspec_crash_case"))) or (
+        item.get_closest_marker("skip") is not None and
+        getattr(item, "originalname", "") in ("test_case", "test_crash_points"))
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Name each suite item by its case id, so that -v and failures show case ids."""
+    marker = item.get_closest_marker("memspec_case_id")
+    if marker is not None and _STATE in item.config.stash:
+        item._nodeid = str(marker.args[0])  # type: ignore[attr-defined]
+
+
+def pytest_report_teststatus(report: pytest.TestReport,
+                             config: pytest.Config) -> tuple[str, str, str] | None:
+    """A fault (the adapter gave no proper answer) counts as an error, not a failure."""
+    if report.when == "call" and report.failed and any(
+            key == "memspec_fault" for key, _ in report.user_properties):
+        return "error", "E", "ERROR"
+    return None
 
 
 @pytest.fixture(scope="session")
 def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     """The adapter under test, started once per session (and once per xdist worker)."""
     state = _state(request.config)
-    adapter = Adapter(state.adapter_spec, state.timeout_s, state.tree_owner)
+    adapter = state.adapter()
     try:
-        # Started now, so that a broken adapter stops the run before the first case.
         state.implementation = dict(adapter.handshake.implementation)
     except AdapterBroken as exc:
+        state.broken = str(exc)
         pytest.exit(f"adapter broken: {exc}", returncode=3)
     yield adapter
     adapter.close()
 
 
-@pytest.fixture(autouse=True)
-def _memspec_claims(request: pytest.FixtureRequest) -> None:
+@pytest.fixture
+def memspec_claims(request: pytest.FixtureRequest) -> None:
     """Skip a registered suite test whose profile the adapter does not claim."""
-    marker = request.node.get_closest_marker("profile")
-    if marker is None or marker.args[0] == "protocol" or "memspec_case" in request.fixturenames:
+    marker = request.node.get_closest_marker("memspec_profile")
+    if marker is None or marker.args[0] == PROTOCOL:
         return
     adapter: Adapter = request.getfixturevalue("memspec_adapter")
     if marker.args[0] not in adapter.handshake.profiles:
         pytest.skip(f"not claimed: profile {marker.args[0]!r}")
+
+
+@pytest.fixture
+def memspec_snapshot(request: pytest.FixtureRequest) -> Any:
+    """A syrupy assertion storing JSON under ``fixtures/<profile>/_snapshots/``."""
+    from syrupy.extensions.json import JSONSnapshotExtension
+
+    marker = request.node.get_closest_marker("memspec_profile")
+    profile = str(marker.args[0]) if marker else "unknown"
+    directory = str(fixtures_dir() / profile / "_snapshots")
+
+    class ProfileSnapshots(JSONSnapshotExtension):
+        @classmethod
+        def dirname(cls, *, test_location: Any) -> str:
+            return directory
+
+    return request.getfixturevalue("snapshot").use_extension(ProfileSnapshots)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failing property or snapshot is told in the protocol's terms, not Python's."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    kind = item.get_closest_marker("memspec_kind")
+    if (report.when != "call" or not report.failed or kind is None
+            or kind.args[0] not in ("property", "differential", "snapshot", "protocol")
+            or _STATE not in item.config.stash):
+        return
+    case_id = str(item.get_closest_marker("memspec_case_id").args[0])  # type: ignore[union-attr]
+    message = _property_message(case_id, str(kind.args[0]), call, item)
+    report.longrepr = message
+    report.user_properties.append(("memspec_message", message))
+
+
+def _property_message(case_id: str, kind: str, call: pytest.CallInfo[None],
+                      item: pytest.Item) -> str:
+    from memspec._messages import abridge
+    from memspec.suite._support import recent_calls
+    from memspec.suite.registry import registered_cases
+
+    error = call.excinfo.value if call.excinfo is not None else None
+    reason = str(error).strip().splitlines()[0] if error is not None and str(error).strip() \
+        else type(error).__name__
+    lines = [f"{kind} {case_id} does not hold: {reason[:500]}"]
+    calls = recent_calls()
+    if calls:
+        last = calls[-1]
+        lines += [f"  op:    {last.op}", f"  args:  {abridge(last.args, 400)}",
+                  f"  reply: {abridge(last.reply_json(), 400)}"]
+        if len(calls) > 1:
+            lines.append("  earlier calls of the same example: " + "; ".join(
+                f"{c.op} -> {abridge(c.reply_json(), 80)}" for c in calls[:-1]))
+    entry = next((e for e in registered_cases() if e.id == case_id), None)
+    if entry is not None and entry.divergences:
+        lines.append(f"  this property reaches the recorded divergence(s) "
+                     f"{', '.join(entry.divergences)} (spec/divergences.md): an "
+                     "implementation keeping the seed's behaviour fails it there")
+    lines.append(f"  rerun: memspec run --case {case_id}; see memspec explain {case_id}")
+    state = item.config.stash[_STATE]
+    if state.export_failures and calls:
+        path = _export_failure(Path(state.export_failures), case_id, entry, calls[-1])
+        if path is not None:
+            lines.append(f"  exported as {path}")
+    return "\n".join(lines)
+
+
+def _export_failure(directory: Path, case_id: str, entry: Any, last: Any) -> Path | None:
+    """Write the shrunk input as an ordinary fixture, its expectation from the reference."""
+    import hashlib
+    import json
+
+    from memspec.adapters import Adapter as _Adapter
+
+    reference = _Adapter("reference")
+    try:
+        expected = reference.call(last.op, last.args)
+    finally:
+        reference.close()
+    digest = hashlib.sha256(json.dumps([last.op, last.args], sort_keys=True)
+                            .encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    profile, area = case_id.split("/")[:2]
+    slug = f"regression-{digest}"
+    fixture: dict[str, Any] = {
+        "id": f"{profile}/{area}/{slug}",
+        "description": f"Shrunk counter-example of {case_id}.",
+        "requirements": list(entry.requirements) if entry is not None else [],
+        "source": f"property {case_id}, expected value from the reference",
+        "op": last.op,
+        "args": last.args,
+        "expect": ({"error": {"kind": expected.error_kind}} if expected.is_error
+                   else {"result": expected.result}),
+    }
+    target = directory / profile / area / f"{slug}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(fixture, indent=2, ensure_ascii=True) + "\n",
+                      encoding="ascii")
+    return target
+
+
+def _fail(request: pytest.FixtureRequest, exc: MemspecError) -> None:
+    if isinstance(exc, CaseFault):
+        request.node.user_properties.append(("memspec_fault", True))
+    request.node.user_properties.append(("memspec_message", str(exc)))
+    pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture
@@ -223,13 +442,40 @@ def memspec_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any
         reason = not_claimed_reason(case, memspec_adapter)
         if reason:
             pytest.skip(reason)
+        failure: MemspecError | None = None
         try:
             run_case(case, memspec_adapter)
-        except CaseFault as exc:
-            request.node.user_properties.append(("memspec_fault", True))
-            pytest.fail(str(exc), pytrace=False)
-        except CaseFailure as exc:
-            pytest.fail(str(exc), pytrace=False)
+        except (CaseFault, CaseFailure) as exc:
+            failure = exc
+        except AdapterBroken as exc:
+            failure = CaseFault(f"adapter broken: {exc}")
+        if failure is not None:
+            _fail(request, failure)
+
+    return run
+
+
+@pytest.fixture
+def memspec_crash_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any:
+    """Enumerate the crash points of one step of a case."""
+
+    def run(case: Case, index: int) -> None:
+        reason = not_claimed_reason(case, memspec_adapter)
+        if reason is None and "fault-injection" not in memspec_adapter.handshake.capabilities:
+            reason = "not claimed: capability fault-injection"
+        if reason:
+            pytest.skip(reason)
+        failure: MemspecError | None = None
+        try:
+            points = run_crash_points(case, memspec_adapter, index)
+        except (CaseFault, CaseFailure) as exc:
+            failure = exc
+        except AdapterBroken as exc:
+            failure = CaseFault(f"adapter broken: {exc}")
+        else:
+            request.node.user_properties.append(("memspec_note", f"{points} crash points"))
+        if failure is not None:
+            _fail(request, failure)
 
     return run
 
@@ -239,19 +485,77 @@ class _Reporting:
 
     def __init__(self, state: _State) -> None:
         self.state = state
+        self._previous_handlers: dict[int, Any] = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        state = self.state
+        for path in (state.report_path, state.junit_path, state.summary_path):
+            if path:
+                _check_writable(Path(path))
+        self._catch_sigterm()
+        adapter = state.adapter()
+        try:
+            handshake = adapter.handshake
+        except AdapterBroken as exc:
+            state.broken = str(exc)
+            self._write(_build_report(state))
+            adapter.close()
+            pytest.exit(f"adapter broken: {exc}", returncode=3)
+        state.implementation = dict(handshake.implementation)
+        state.claimed = handshake.profiles
+        adapter.close()
+        known = known_profiles()
+        if not set(handshake.profiles) & set(known):
+            state.broken = (f"the adapter claims no profile this suite knows: it claimed "
+                            f"{list(handshake.profiles)}; the suite knows {list(known)}")
+            self._write(_build_report(state))
+            pytest.exit(f"adapter broken: {state.broken}", returncode=3)
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            implementation = state.implementation
+            reporter.write_line(
+                f"memspec: adapter {state.adapter_spec}: {implementation.get('name')} "
+                f"{implementation.get('version')} ({implementation.get('language')}), "
+                f"claims {', '.join(handshake.profiles)}"
+                + (f"; capabilities {', '.join(handshake.capabilities)}"
+                   if handshake.capabilities else ""))
+
+    def _catch_sigterm(self) -> None:
+        def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
+            self.state.interrupted = "SIGTERM"
+            raise KeyboardInterrupt
+
+        with contextlib.suppress(ValueError):  # not the main thread: leave SIGTERM alone
+            self._previous_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_sigterm)
+
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        if not self.state.interrupted:
+            self.state.interrupted = "SIGINT"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         state = self.state
         meta: dict[str, Any] = {}
+        note = own_message = ""
         for key, value in report.user_properties:
             if key == "memspec_case" and isinstance(value, dict):
                 meta = value
-        case_id = meta.get("id") or report.nodeid
+            elif key == "memspec_note":
+                note = str(value)
+            elif key == "memspec_message":
+                own_message = str(value)
+        if not meta:
+            return
+        case_id = meta["id"]
         outcome = _outcome(report)
         previous = state.records.get(case_id)
         if report.when != "call" and outcome == "passed":
             return
-        message = _message(report) if outcome != "passed" else ""
+        if outcome == "passed":
+            message = note
+        else:
+            message = own_message if outcome in ("failed", "error") and own_message \
+                else _message(report)
         if outcome == "xfailed" and not message:
             message = str(getattr(report, "wasxfail", ""))
         state.records[case_id] = CaseRecord(
@@ -261,51 +565,66 @@ class _Reporting:
             outcome=outcome,
             message=message,
             duration_s=report.duration + (previous.duration_s if previous else 0.0),
+            kind=meta.get("kind", "fixture"),
+            ops=tuple(meta.get("ops", ())),
         )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         state = self.state
-        if state.problems and session.exitstatus == 0:
+        for signum, handler in self._previous_handlers.items():
+            signal.signal(signum, handler)
+        if state.interrupted:
+            session.exitstatus = 143 if state.interrupted == "SIGTERM" else 130
+        elif state.problems and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        wants_report = state.report_path or state.junit_path or state.summary_path
-        if wants_report and state.records and state.implementation is None:
-            # Under xdist the adapters ran in the workers; ask one more for its name.
-            state.implementation = _implementation(state)
-        report = _build_report(state)
+        self._write(_build_report(state))
+
+    def _write(self, report: Report) -> None:
+        state = self.state
         if state.report_path:
             report.write(Path(state.report_path))
         if state.junit_path:
-            Path(state.junit_path).write_text(render_junit(report), encoding="utf-8")
+            _write_text(Path(state.junit_path), render_junit(report))
         if state.summary_path:
-            Path(state.summary_path).write_text(render_markdown(report), encoding="utf-8")
+            _write_text(Path(state.summary_path), render_markdown(report))
+        summary_env = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary_env and report.records:
+            with open(summary_env, "a", encoding="utf-8", errors="backslashreplace") as handle:
+                handle.write(render_markdown(report))
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
         state = self.state
-        if not any(record.profile for record in state.records.values()):
+        if not state.records and not state.broken:
             return
         terminalreporter.write_sep("=", "memspec summary")
         report = _build_report(state)
-        terminalreporter.write_line(render_table(report))
-        failing = [record for record in report.records if record.outcome in FAILING]
-        for record in failing[:_LIST_AT_MOST]:
-            first_line = (record.message.splitlines() or [""])[0][:_LINE_AT_MOST]
-            terminalreporter.write_line(f"{record.outcome.upper()} {record.id}: {first_line}",
-                                        red=True)
-        if len(failing) > _LIST_AT_MOST:
-            terminalreporter.write_line(f"... and {len(failing) - _LIST_AT_MOST} more")
-        for problem in state.problems:
-            terminalreporter.write_line(f"FAILED {problem}", red=True)
+        written = [(name, path) for name, path in (("report", state.report_path),
+                                                    ("junit", state.junit_path),
+                                                    ("summary", state.summary_path)) if path]
+        for line in render_run_end(report, written):
+            terminalreporter.write_line(line, red=line.startswith(("FAILED", "ERROR",
+                                                                   "XPASS")))
 
 
-def _implementation(state: _State) -> dict[str, Any]:
-    adapter = Adapter(state.adapter_spec, state.timeout_s, state.tree_owner)
+def _check_writable(path: Path) -> None:
+    """Refuse a report path before the run, not after it."""
+    if path.is_dir():
+        raise UsageError(f"cannot write {path}: it is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {path}: no directory {parent}")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"cannot write {path}: permission denied")
     try:
-        return dict(adapter.handshake.implementation)
-    except AdapterBroken as exc:
-        return {"name": "unknown", "version": "", "language": "", "broken": str(exc)}
-    finally:
-        adapter.close()
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
 
 
 def _message(report: pytest.TestReport) -> str:
@@ -341,11 +660,15 @@ def _outcome(report: pytest.TestReport) -> str:
 
 
 def _build_report(state: _State) -> Report:
+    info: dict[str, Any] = {**run_info(), "adapter": state.adapter_spec,
+                            "euid": os.geteuid() if hasattr(os, "geteuid") else None}
     return Report(
         implementation=state.implementation or {"name": "unknown", "version": "",
                                                 "language": ""},
-        info={**run_info(), "adapter": state.adapter_spec,
-              "euid": os.geteuid() if hasattr(os, "geteuid") else None},
+        info=info,
         records=sorted(state.records.values(), key=lambda r: r.id),
         problems=list(state.problems),
+        broken=state.broken,
+        interrupted=bool(state.interrupted),
     )
+

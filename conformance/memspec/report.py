@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -28,9 +29,12 @@ __all__ = [
     "read_report",
     "render_junit",
     "render_markdown",
+    "render_run_end",
     "render_table",
     "run_info",
+    "skip_groups",
     "tmp_case_sensitive",
+    "todo_groups",
 ]
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -45,6 +49,8 @@ class CaseRecord:
     outcome: str
     message: str
     duration_s: float
+    kind: str = "fixture"
+    ops: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,7 +61,16 @@ class CaseRecord:
             "outcome": self.outcome,
             "message": self.message,
             "duration_s": round(self.duration_s, 6),
+            "kind": self.kind,
+            "ops": list(self.ops),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CaseRecord:
+        return cls(id=data["id"], profile=data["profile"],
+                   requirements=tuple(data["requirements"]), outcome=data["outcome"],
+                   message=data["message"], duration_s=float(data["duration_s"]),
+                   kind=data.get("kind", "fixture"), ops=tuple(data.get("ops", ())))
 
 
 def run_info() -> dict[str, Any]:
@@ -82,13 +97,13 @@ class Report:
     info: Mapping[str, Any]
     records: list[CaseRecord] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    broken: str = ""
+    """Why the adapter could not be used at all, when it could not."""
+    interrupted: bool = False
 
     def counts(self) -> dict[str, int]:
         tally = Counter(record.outcome for record in self.records)
         return {outcome: tally.get(outcome, 0) for outcome in OUTCOMES}
-
-    def failed(self) -> bool:
-        return bool(self.problems) or any(r.outcome in FAILING for r in self.records)
 
     def header(self) -> dict[str, Any]:
         return {
@@ -100,23 +115,118 @@ class Report:
         }
 
     def footer(self) -> dict[str, Any]:
-        footer: dict[str, Any] = {"type": "footer", "counts": self.counts()}
+        footer: dict[str, Any] = {"type": "footer", "counts": self.counts(),
+                                  "interrupted": self.interrupted}
         if self.problems:
             footer["problems"] = list(self.problems)
+        if self.broken:
+            footer["adapter_broken"] = self.broken
         return footer
 
     def lines(self) -> Iterable[str]:
-        yield json.dumps(self.header(), ensure_ascii=False)
+        # ASCII JSON: a lone surrogate or any control character an adapter sent stays an
+        # escape, so every line can be written, read back and parsed.
+        yield json.dumps(self.header(), ensure_ascii=True)
         for record in self.records:
-            yield json.dumps(record.to_json(), ensure_ascii=False)
-        yield json.dumps(self.footer(), ensure_ascii=False)
+            yield json.dumps(record.to_json(), ensure_ascii=True)
+        yield json.dumps(self.footer(), ensure_ascii=True)
 
     def write(self, path: Path) -> None:
-        path.write_text("".join(line + "\n" for line in self.lines()), encoding="utf-8")
+        temporary = path.with_name(f".{path.name}.tmp")
+        temporary.write_text("".join(line + "\n" for line in self.lines()), encoding="ascii")
+        os.replace(temporary, path)
 
 
 def read_report(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _safe(text: str) -> str:
+    """``text`` without what XML 1.0 and terminals cannot carry: controls and lone
+    surrogates become visible escapes."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0 \
+                or 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def todo_groups(records: Sequence[CaseRecord]) -> tuple[list[tuple[str, int]],
+                                                        list[tuple[str, int]]]:
+    """What is left to do: failing cases counted by (what went wrong, op), then by
+    requirement, most first."""
+    by_op: Counter[str] = Counter()
+    by_requirement: Counter[str] = Counter()
+    for record in records:
+        if record.outcome not in FAILING:
+            continue
+        first = record.message.split("\n", 1)[0]
+        if "got error 'unknown-op'" in first or "unknown-op" in first.split(":")[-1]:
+            what = "unknown-op"
+        elif record.outcome == "error":
+            what = "fault"
+        elif record.outcome == "xpassed":
+            what = "passes, but is listed as expected to fail"
+        else:
+            what = "wrong"
+        op = record.ops[0] if record.ops else f"{record.kind} {record.id}"
+        by_op[f"{what}: {op}"] += 1
+        for requirement in record.requirements:
+            by_requirement[requirement] += 1
+    return by_op.most_common(), by_requirement.most_common()
+
+
+def skip_groups(records: Sequence[CaseRecord]) -> list[tuple[str, int]]:
+    """Skipped cases counted by the first clause of their reason."""
+    reasons: Counter[str] = Counter()
+    for record in records:
+        if record.outcome == "skipped":
+            reasons[record.message.split("(")[0].strip()] += 1
+    return reasons.most_common()
+
+
+def render_run_end(report: Report, written: Sequence[tuple[str, str]],
+                   *, at_most: int = 20) -> list[str]:
+    """The lines closing a run: counts, the to-do list, skips by reason, report paths."""
+    lines = render_table(report).splitlines()
+    if report.broken:
+        lines.append(f"ADAPTER BROKEN: {_safe(report.broken)}")
+    by_op, by_requirement = todo_groups(report.records)
+    if by_op:
+        lines.append("")
+        lines.append("To do, by op:")
+        lines += [f"  {group} — {count} case{'s' if count > 1 else ''}"
+                  for group, count in by_op[:at_most]]
+        if len(by_op) > at_most:
+            lines.append(f"  … and {len(by_op) - at_most} more groups")
+        lines.append("To do, by requirement:")
+        lines += [f"  {requirement} — {count} case{'s' if count > 1 else ''}"
+                  for requirement, count in by_requirement[:at_most]]
+        if len(by_requirement) > at_most:
+            lines.append(f"  … and {len(by_requirement) - at_most} more requirements")
+        failing = [r for r in report.records if r.outcome in FAILING]
+        lines.append("")
+        for record in failing[:at_most]:
+            lines.append(f"{record.outcome.upper()} {record.id}")
+            lines += ["  " + _safe(line) for line in record.message.splitlines()[:12]]
+        if len(failing) > at_most:
+            lines.append(f"… and {len(failing) - at_most} more failing cases (see the report, "
+                         "or memspec explain CASE-ID)")
+    skips = skip_groups(report.records)
+    if skips:
+        lines.append("Skipped: " + "; ".join(f"{reason} — {count}" for reason, count in skips))
+    for problem in report.problems:
+        lines.append(f"FAILED {_safe(problem)}")
+    counts = report.counts()
+    lines.append(", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no cases")
+    lines += [f"{name}: {path}" for name, path in written]
+    if report.interrupted:
+        lines.append("interrupted: the report holds the cases that ran")
+    return lines
 
 
 def _by_profile(records: Sequence[CaseRecord]) -> dict[str, Counter[str]]:
@@ -156,13 +266,27 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
     for profile, tally in _by_profile(report.records).items():
         cells = " | ".join(str(tally[o]) for o in OUTCOMES)
         lines.append(f"| {profile} | {cells} | {sum(tally.values())} |")
+    if report.broken:
+        lines += ["", f"**Adapter broken:** {_safe(report.broken)}"]
+    if report.interrupted:
+        lines += ["", "**Interrupted:** the run was stopped; these are the cases that ran."]
+    by_op, by_requirement = todo_groups(report.records)
+    if by_op:
+        lines += ["", "## To do", "", "| what, op | cases |", "|---|---:|"]
+        lines += [f"| {_safe(group)} | {count} |" for group, count in by_op]
+        lines += ["", "| requirement | failing cases |", "|---|---:|"]
+        lines += [f"| {requirement} | {count} |" for requirement, count in by_requirement]
+    skips = skip_groups(report.records)
+    if skips:
+        lines += ["", "## Skipped", ""]
+        lines += [f"- {_safe(reason)} — {count}" for reason, count in skips]
     failing = [r for r in report.records if r.outcome in FAILING]
     if failing or report.problems:
         lines += ["", "## Unexpected results", ""]
         for problem in report.problems:
-            lines.append(f"- {problem}")
+            lines.append(f"- {_safe(problem)}")
         for record in failing[:max_failures]:
-            message = record.message.replace("\n", " ")[:300]
+            message = _safe(record.message.replace("\n", " "))[:300]
             lines.append(f"- `{record.id}` ({record.outcome}): {message}")
         if len(failing) > max_failures:
             lines.append(f"- … and {len(failing) - max_failures} more")
@@ -171,12 +295,13 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
 
 def render_junit(report: Report) -> str:
     counts = report.counts()
+    broken = 1 if report.broken else 0
     suite = ElementTree.Element(
         "testsuite",
         name="memspec",
-        tests=str(len(report.records)),
+        tests=str(len(report.records) + broken),
         failures=str(counts["failed"] + counts["xpassed"]),
-        errors=str(counts["error"]),
+        errors=str(counts["error"] + broken),
         skipped=str(counts["skipped"] + counts["xfailed"]),
         time=f"{sum(r.duration_s for r in report.records):.3f}",
     )
@@ -185,21 +310,25 @@ def render_junit(report: Report) -> str:
                        ("protocol_version", memspec.PROTOCOL_VERSION),
                        *((f"implementation.{k}", str(v))
                          for k, v in report.implementation.items())):
-        ElementTree.SubElement(properties, "property", name=key, value=value)
+        ElementTree.SubElement(properties, "property", name=key, value=_safe(value))
+    if report.broken:
+        case = ElementTree.SubElement(suite, "testcase", classname="memspec",
+                                      name="adapter", time="0")
+        ElementTree.SubElement(case, "error", message=_safe(report.broken)[:1000]).text = (
+            _safe(report.broken))
     for record in report.records:
         case = ElementTree.SubElement(suite, "testcase", classname=record.profile,
-                                      name=record.id, time=f"{record.duration_s:.6f}")
+                                      name=_safe(record.id), time=f"{record.duration_s:.6f}")
         if record.requirements:
             case_properties = ElementTree.SubElement(case, "properties")
             ElementTree.SubElement(case_properties, "property", name="requirements",
                                    value=" ".join(record.requirements))
+        message = _safe(record.message)
         if record.outcome in ("failed", "xpassed"):
-            ElementTree.SubElement(case, "failure", message=record.message[:1000]).text = (
-                record.message)
+            ElementTree.SubElement(case, "failure", message=message[:1000]).text = message
         elif record.outcome == "error":
-            ElementTree.SubElement(case, "error", message=record.message[:1000]).text = (
-                record.message)
+            ElementTree.SubElement(case, "error", message=message[:1000]).text = message
         elif record.outcome in ("skipped", "xfailed"):
-            ElementTree.SubElement(case, "skipped", message=record.message[:1000])
+            ElementTree.SubElement(case, "skipped", message=message[:1000])
     ElementTree.indent(suite)
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -8,9 +8,7 @@ from pathlib import Path
 
 from memspec._data import spec_dir
 
-__all__ = ["LEVELS", "Requirement", "load_requirements", "parse_requirements"]
-
-LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
+__all__ = ["Requirement", "load_requirements", "parse_requirements"]
 
 _ITEM = re.compile(
     r"^- \*\*(?P<id>[A-Z]+-[A-Z]+-\d{3})\*\* \((?P<level>MUST NOT|MUST|SHOULD NOT|SHOULD|MAY)\):"
@@ -26,6 +24,8 @@ class Requirement:
     text: str
     page: str
     section: str
+    context: str = ""
+    """The prose of the requirement's section that precedes it (what "above" points to)."""
 
     @property
     def profile(self) -> str:
@@ -40,12 +40,14 @@ def parse_requirements(markdown: str, page: str) -> list[Requirement]:
     """Every requirement item of one spec page, with continuation lines joined."""
     found: list[Requirement] = []
     section = ""
+    prose: list[str] = []
     current: dict[str, str] | None = None
 
     def close() -> None:
         nonlocal current
         if current is not None:
-            found.append(Requirement(page=page, section=section, **current))
+            context = "\n".join(prose).strip()
+            found.append(Requirement(page=page, section=section, context=context, **current))
             current = None
 
     fenced = False
@@ -53,8 +55,10 @@ def parse_requirements(markdown: str, page: str) -> list[Requirement]:
         if line.lstrip().startswith("```"):
             close()
             fenced = not fenced
+            prose.append(line)
             continue
         if fenced:
+            prose.append(line)
             continue
         heading = _HEADING.match(line)
         item = _ITEM.match(line)
@@ -67,6 +71,9 @@ def parse_requirements(markdown: str, page: str) -> list[Requirement]:
             close()
             if heading:
                 section = heading.group(2).strip()
+                prose = []
+            else:
+                prose.append(line)
     close()
     return found
 

@@ -6,14 +6,17 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from memspec._messages import abridge, describe_difference
+from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
 from memspec.compare import json_equal
-from memspec.exceptions import AdapterFault
+from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
 from memspec.report import tmp_case_sensitive
 from memspec.trees import (
     compare_tree,
@@ -25,17 +28,16 @@ from memspec.trees import (
     unsubstitute,
 )
 
-__all__ = ["CaseFailure", "CaseFault", "case_tree", "not_claimed_reason", "run_case"]
+__all__ = [
+    "CRASH_POINTS_AT_MOST",
+    "case_tree",
+    "crash_point_steps",
+    "not_claimed_reason",
+    "run_case",
+    "run_crash_points",
+]
 
-_SHOW = 1500
-
-
-class CaseFailure(Exception):
-    """The implementation answered, and the answer is wrong."""
-
-
-class CaseFault(Exception):
-    """The implementation did not answer properly (crash, hang, garbage)."""
+CRASH_POINTS_AT_MOST = 10_000
 
 
 def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
@@ -52,46 +54,103 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
         return "host: the case needs a non-root user (mode bits do not bind root)"
     if "case-sensitive-fs" in case.host and not tmp_case_sensitive():
         return "host: the case needs a case-sensitive filesystem for its temporary directory"
+    if needs_git(case.setup) and not git_available():
+        return "host: git is not installed"
     return None
 
 
-def _show(value: Any, root: str) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = unsubstitute(text, root)
-    return text if len(text) <= _SHOW else text[:_SHOW] + "…"
+class _Context:
+    """What a failure message needs to know about the case being run."""
+
+    def __init__(self, case: Case, root: str) -> None:
+        self.case = case
+        self.root = root
+
+    def where(self, step: Step, index: int) -> str:
+        steps = len(self.case.steps)
+        return step.op + (f" (step {index + 1} of {steps})" if steps > 1 else "")
+
+    def fail(self, step: Step, index: int, headline: str, details: list[str],
+             args: Mapping[str, Any]) -> CaseFailure:
+        lines = [f"{self.where(step, index)}: {headline}",
+                 f"  args: {unsubstitute(abridge(dict(args), 300), self.root)}"]
+        lines += [unsubstitute(line, self.root) for line in details]
+        lines.append(f"  see: memspec explain {self.case.id}")
+        return CaseFailure("\n".join(lines))
 
 
-def _judge(step: Step, index: int, response: Response, expected: Expectation, root: str,
-           steps: int) -> None:
-    where = f"{step.op}" + (f" (step {index + 1} of {steps})" if steps > 1 else "")
+def _judge(context: _Context, step: Step, index: int, response: Response,
+           expected: Expectation, args: Mapping[str, Any]) -> None:
+    root = context.root
     if expected.error_kind is not None:
         if not response.is_error:
-            raise CaseFailure(f"{where}: expected error {expected.error_kind!r}, got result "
-                              f"{_show(response.result, root)}")
+            raise context.fail(step, index, f"expected error {expected.error_kind!r}, got a "
+                               "result", [f"  actual:   {abridge(response.result)}"], args)
         if response.error_kind != expected.error_kind:
-            got = unsubstitute(response.error_message, root)
-            raise CaseFailure(f"{where}: expected error {expected.error_kind!r}, got error "
-                              f"{response.error_kind!r}: {got}")
+            raise context.fail(step, index, f"expected error {expected.error_kind!r}, got "
+                               f"error {response.error_kind!r}",
+                               [f"  message:  {abridge(response.error_message)}"], args)
         wanted = expected.error_message
         if wanted is not None and response.error_message != substitute(wanted, root):
-            raise CaseFailure(f"{where}: error message {_show(response.error_message, root)}, "
-                              f"expected {_show(substitute(wanted, root), root)}")
+            raise context.fail(step, index, "wrong error message",
+                               describe_difference(substitute(wanted, root),
+                                                   response.error_message), args)
         return
     if response.is_error:
-        raise CaseFailure(f"{where}: expected result {_show(expected.result, root)}, got error "
-                          f"{response.error_kind!r}: {unsubstitute(response.error_message, root)}")
+        raise context.fail(step, index, f"expected a result, got error "
+                           f"{response.error_kind!r}",
+                           [f"  message:  {abridge(response.error_message)}",
+                            f"  expected: {abridge(substitute(expected.result, root))}"], args)
     wanted = substitute(expected.result, root)
     if not json_equal(wanted, response.result):
-        raise CaseFailure(f"{where}: expected {_show(wanted, root)}, got "
-                          f"{_show(response.result, root)}")
+        raise context.fail(step, index, "wrong result",
+                           describe_difference(wanted, response.result), args)
+
+
+def _judge_all(context: _Context, step: Step, index: int, responses: list[Response],
+               args: Mapping[str, Any]) -> None:
+    expected = step.expect
+    if expected.results is None:
+        for response in responses:
+            _judge(context, step, index, response, expected, args)
+        return
+    errors = [r for r in responses if r.is_error]
+    if errors:
+        raise context.fail(step, index, f"{len(errors)} of {len(responses)} concurrent "
+                           f"replies are errors", [f"  first: {errors[0].error_kind}: "
+                                                   f"{abridge(errors[0].error_message)}"], args)
+    remaining = [substitute(item, context.root) for item in expected.results]
+    unexpected = []
+    for response in responses:
+        match = next((i for i, item in enumerate(remaining)
+                      if json_equal(item, response.result)), None)
+        if match is None:
+            unexpected.append(response.result)
+        else:
+            remaining.pop(match)
+    if unexpected or remaining:
+        details = []
+        if unexpected:
+            details.append(f"  {len(unexpected)} unexpected result(s), e.g. "
+                           f"{abridge(unexpected[0])}")
+        if remaining:
+            details.append(f"  {len(remaining)} expected result(s) missing, e.g. "
+                           f"{abridge(remaining[0])}")
+        raise context.fail(step, index, "the concurrent replies differ from the expected "
+                           "multiset", details, args)
 
 
 @contextlib.contextmanager
 def case_tree(case: Case, adapter: Adapter, base: Path | None = None) -> Iterator[Path]:
-    """A fresh temporary directory holding the case's tree, handed to the adapter's user."""
+    """A fresh temporary directory holding the case's tree (and set-up), handed to the
+    adapter's user."""
     workdir = Path(tempfile.mkdtemp(prefix="memspec-", dir=base)).resolve()
     try:
         materialise(case.tree, workdir)
+        try:
+            run_setup(case.setup, workdir)
+        except SetupError as exc:
+            raise CaseFault(f"set-up failed on this host: {exc}") from exc
         if adapter.tree_owner is not None:
             hand_over(workdir, adapter.tree_owner)
         yield workdir
@@ -99,20 +158,133 @@ def case_tree(case: Case, adapter: Adapter, base: Path | None = None) -> Iterato
         remove_tree(workdir)
 
 
+def _call(adapter: Adapter, step: Step, args: Mapping[str, Any], root: str,
+          fail_mutation: int | None = None) -> Response:
+    try:
+        return adapter.call(step.op, args, fail_mutation=fail_mutation)
+    except AdapterFault as exc:
+        raise CaseFault(f"{step.op}: adapter fault: {unsubstitute(str(exc), root)}") from exc
+
+
+def _worker_args(args: Any, worker: int, iteration: int) -> Any:
+    text = json.dumps(args)
+    text = text.replace("${WORKER}", str(worker)).replace("${ITERATION}", str(iteration))
+    return json.loads(text)
+
+
+def _run_concurrent(adapter: Adapter, step: Step, args: Mapping[str, Any],
+                    root: str) -> list[Response]:
+    assert step.concurrent is not None
+    workers, repeat = step.concurrent.workers, step.concurrent.repeat
+    adapters = [adapter.spawn() for _ in range(workers)]
+    replies: list[list[Response]] = [[] for _ in range(workers)]
+    faults: list[BaseException] = []
+    try:
+        for extra in adapters:  # each starts (and shakes hands) before the barrier opens
+            extra.handshake  # noqa: B018
+        barrier = threading.Barrier(workers)
+
+        def work(number: int) -> None:
+            try:
+                barrier.wait()
+                for iteration in range(repeat):
+                    replies[number].append(
+                        adapters[number].call(step.op, _worker_args(args, number, iteration)))
+            except BaseException as exc:  # reported after every worker has finished
+                faults.append(exc)
+
+        threads = [threading.Thread(target=work, args=(n,), daemon=True)
+                   for n in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    except AdapterFault as exc:
+        raise CaseFault(f"{step.op}: a concurrent worker could not start: "
+                        f"{unsubstitute(str(exc), root)}") from exc
+    finally:
+        for extra in adapters:
+            extra.close()
+    if faults:
+        raise CaseFault(f"{step.op}: concurrent worker failed: "
+                        f"{unsubstitute(str(faults[0]), root)}")
+    return [reply for worker in replies for reply in worker]
+
+
+def _check_tree(context: _Context, step: Step, index: int, expected: Mapping[str, Any],
+                workdir: Path, args: Mapping[str, Any], headline: str) -> None:
+    problems = compare_tree(expected, read_tree(workdir), context.root,
+                            context.case.tree_ignore)
+    if problems:
+        details = [f"  {problem}" for problem in problems[:10]]
+        if len(problems) > 10:
+            details.append(f"  ... and {len(problems) - 10} more")
+        raise context.fail(step, index, headline, details, args)
+
+
+def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
+    step = context.case.steps[index]
+    args = substitute(step.args, context.root)
+    if step.concurrent is not None:
+        _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root),
+                   args)
+    else:
+        _judge(context, step, index, _call(adapter, step, args, context.root), step.expect,
+               args)
+    if step.expect.tree is not None:
+        _check_tree(context, step, index, step.expect.tree, workdir, args,
+                    "the tree after the step differs")
+
+
 def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
     """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss."""
     with case_tree(case, adapter, base) as workdir:
-        root = str(workdir)
-        for index, step in enumerate(case.steps):
-            args = substitute(step.args, root)
-            try:
-                response = adapter.call(step.op, args)
-            except AdapterFault as exc:
-                detail = unsubstitute(str(exc), root)
-                raise CaseFault(f"{step.op}: adapter fault: {detail}") from exc
-            _judge(step, index, response, step.expect, root, len(case.steps))
-            if step.expect.tree is not None:
-                problems = compare_tree(step.expect.tree, read_tree(workdir), root)
-                if problems:
-                    shown = "; ".join(unsubstitute(p, root) for p in problems[:10])
-                    raise CaseFailure(f"{step.op}: tree after the step differs: {shown}")
+        context = _Context(case, str(workdir))
+        for index in range(len(case.steps)):
+            _run_step(context, adapter, workdir, index)
+
+
+def crash_point_steps(case: Case) -> list[int]:
+    """Indexes of the steps of ``case`` marked ``crash_points``."""
+    return [index for index, step in enumerate(case.steps) if step.crash_points]
+
+
+def run_crash_points(case: Case, adapter: Adapter, index: int,
+                     base: Path | None = None) -> int:
+    """Fail each filesystem mutation of step ``index`` in turn; return how many there were.
+
+    For each k: a fresh tree, the steps before ``index`` as in the case, then the step
+    with its k-th mutation failing, then the step again without a fault (the tree must be
+    the expected one) and once more (nothing may change). The first reply that attempted
+    fewer than k mutations ends the enumeration.
+    """
+    step = case.steps[index]
+    if step.expect.tree is None:
+        raise CaseFailure(f"{case.id}: a crash_points step needs an expected tree")
+    for k in range(1, CRASH_POINTS_AT_MOST + 1):
+        with case_tree(case, adapter, base) as workdir:
+            context = _Context(case, str(workdir))
+            for before in range(index):
+                _run_step(context, adapter, workdir, before)
+            args = substitute(step.args, context.root)
+            faulted = _call(adapter, step, args, context.root, fail_mutation=k)
+            assert faulted.mutations is not None
+            if faulted.mutations < k:
+                if k == 1:
+                    raise context.fail(step, index, "the step made no filesystem mutation "
+                                       "(mutations: 0)", [], args)
+                return k - 1
+            if faulted.error_kind == "internal":
+                raise context.fail(step, index, f"failing mutation {k} gave an internal "
+                                   "error", [f"  message: {abridge(faulted.error_message)}"],
+                                   args)
+            for attempt in ("a clean rerun", "a second clean rerun"):
+                again = _call(adapter, step, args, context.root)
+                if again.is_error:
+                    raise context.fail(step, index, f"after failing mutation {k}, "
+                                       f"{attempt} answered error {again.error_kind!r}",
+                                       [f"  message: {abridge(again.error_message)}"], args)
+                _check_tree(context, step, index, step.expect.tree, workdir, args,
+                            f"after failing mutation {k} and {attempt}, the tree differs "
+                            "from an uninterrupted run")
+    raise CaseFailure(f"{case.id}: more than {CRASH_POINTS_AT_MOST} mutations")

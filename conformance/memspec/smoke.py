@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memspec import PROTOCOL_VERSION
-from memspec.adapters import Adapter
+from memspec._profiles import known_profiles
+from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter
 from memspec.exceptions import AdapterBroken, AdapterFault
 
 __all__ = ["SmokeResult", "smoke"]
@@ -25,21 +26,29 @@ class SmokeResult:
         return passed
 
 
-def smoke(spec: str, timeout_s: float = 5.0) -> SmokeResult:
-    """Handshake, an unknown op, each claimed profile's ``constants`` op, and stop."""
+def smoke(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> SmokeResult:
+    """Handshake, an unknown op, each claimed profile's ``constants`` op, and stop.
+
+    Nothing is checked after a failed handshake: there is no adapter to stop.
+    """
     result = SmokeResult(spec)
     adapter = Adapter(spec, timeout_s)
     try:
-        try:
-            handshake = adapter.handshake
-        except AdapterBroken as exc:
-            result.add("start handshake", False, str(exc))
-            return result
+        handshake = adapter.handshake
+    except AdapterBroken as exc:
+        result.add("start handshake", False, str(exc))
+        return result
+    try:
         implementation = handshake.implementation
         result.add("start handshake", True,
                    f"{implementation['name']} {implementation['version']} "
                    f"({implementation['language']}), protocol {handshake.protocol_version} "
                    f"(suite speaks {PROTOCOL_VERSION}), profiles {list(handshake.profiles)}")
+        known = known_profiles()
+        result.add("claims a profile the suite knows", bool(set(handshake.profiles) & set(known)),
+                   "" if set(handshake.profiles) & set(known) else
+                   f"the adapter claims no profile this suite knows: it claimed "
+                   f"{list(handshake.profiles)}; the suite knows {list(known)}")
         try:
             reply = adapter.call("nosuchprofile.nosuchop", {})
             result.add("unknown op answered with error kind 'unknown-op'",

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import base64
+import fnmatch
 import os
 import shutil
 import stat
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memref._time import parse_rfc3339
+from memspec._instants import parse_instant
 from memspec.compare import text_matches_pattern
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "Entry",
     "compare_tree",
     "hand_over",
+    "ignored",
     "materialise",
     "read_tree",
     "remove_tree",
@@ -49,7 +52,7 @@ def unsubstitute(text: str, root: str) -> str:
 def _mtime_ns(spec: Mapping[str, Any]) -> int:
     if "mtime_ns" in spec:
         return int(spec["mtime_ns"])
-    return parse_rfc3339(spec.get("mtime", DEFAULT_MTIME))
+    return parse_instant(spec.get("mtime", DEFAULT_MTIME))
 
 
 def _content(spec: Mapping[str, Any]) -> bytes:
@@ -154,9 +157,22 @@ def _read(path: Path) -> bytes:
         return b"<unreadable>"
 
 
+def ignored(path: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``path`` or one of its ancestors matches one of the glob ``patterns``."""
+    parts = path.split("/")
+    ancestors = ("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return any(fnmatch.fnmatchcase(a, p) for a in ancestors for p in patterns)
+
+
 def compare_tree(expected: Mapping[str, Mapping[str, Any]], actual: Mapping[str, Entry],
-                 root: str) -> list[str]:
-    """Differences between an expected tree and the tree on disk, one line each."""
+                 root: str, ignore: tuple[str, ...] = ()) -> list[str]:
+    """Differences between an expected tree and the tree on disk, one line each.
+
+    Paths matching a pattern of ``ignore`` (or below one that does) are left out of both.
+    """
+    if ignore:
+        expected = {k: v for k, v in expected.items() if not ignored(k, ignore)}
+        actual = {k: v for k, v in actual.items() if not ignored(k, ignore)}
     problems: list[str] = []
     implied_dirs = {
         "/".join(path.split("/")[:i]) for path in expected for i in range(1, path.count("/") + 1)
@@ -200,7 +216,9 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
     if kind == "symlink" and entry.target != substitute(spec["symlink"], root):
         problems.append(f"{path}: links to {entry.target!r}, expected {spec['symlink']!r}")
     if kind == "file":
-        if "text_pattern" in spec:
+        if "lines_any_order" in spec:
+            problems.extend(_compare_lines(path, spec["lines_any_order"], entry.content))
+        elif "text_pattern" in spec:
             if not text_matches_pattern(spec["text_pattern"], entry.content):
                 problems.append(f"{path}: content {entry.content[:200]!r} does not match "
                                 f"{spec['text_pattern']!r}")
@@ -211,6 +229,27 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
             if entry.content != wanted:
                 problems.append(f"{path}: content {entry.content[:200]!r}, expected "
                                 f"{wanted[:200]!r}")
+    return problems
+
+
+def _compare_lines(path: str, wanted: list[str], content: bytes) -> list[str]:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return [f"{path}: content is not UTF-8"]
+    if not wanted:
+        return [] if text == "" else [f"{path}: expected an empty file, found {len(text)} chars"]
+    if not text.endswith("\n"):
+        return [f"{path}: does not end with a newline"]
+    found = Counter(text[:-1].split("\n"))
+    expected = Counter(wanted)
+    missing = sorted((expected - found).elements())
+    extra = sorted((found - expected).elements())
+    problems = []
+    if missing:
+        problems.append(f"{path}: {len(missing)} line(s) missing, e.g. {missing[0]!r}")
+    if extra:
+        problems.append(f"{path}: {len(extra)} unexpected line(s), e.g. {extra[0]!r}")
     return problems
 
 

@@ -144,7 +144,8 @@ def test_smoke_tells_broken_from_working(demo_env: dict[str, str], memspec_cli: 
 
 
 def test_no_case_selected_is_a_usage_error(demo_env: dict[str, str], memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "-k", "no_such_case_anywhere", env=demo_env)
+    result = memspec_cli("run", "--adapter", "python:fakes:Echo", "-k", "no_such_case_anywhere",
+                         env=demo_env)
     assert result.returncode == 2 and "no case selected" in result.stderr
 
 

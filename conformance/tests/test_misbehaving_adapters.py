@@ -11,6 +11,7 @@ from freezegun import freeze_time
 
 from memspec.adapters import Adapter
 from memspec.exceptions import AdapterBroken, AdapterCrashed, AdapterTimeout, ProtocolViolation
+from memspec.report import read_report
 
 BANGS = {"demo/echo/bang-one", "demo/echo/bang-two"}
 CALM = {"demo/echo/plain", "demo/echo/number", "demo/echo/list", "demo/echo/after-bangs"}
@@ -22,7 +23,7 @@ CALM = {"demo/echo/plain", "demo/echo/number", "demo/echo/list", "demo/echo/afte
         ("crash", "error", "adapter exited (exit code 7)"),
         ("hang", "error", "no answer within 0.5 s"),
         ("garbage", "error", "this is not JSON {"),
-        ("wrong", "failed", 'got "wrong"'),
+        ("wrong", "failed", 'actual:   "wrong"'),
         ("bad-id", "error", "does not echo request id"),
     ],
 )
@@ -74,16 +75,18 @@ def test_in_process_fakes_are_judged_per_case(
     assert {case for case, got in seen.items() if got == outcome} == expected_bad
 
 
-def test_unclaimed_profile_is_skipped_not_failed(
+def test_an_adapter_claiming_no_known_profile_is_broken(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     report = tmp_path / "r.jsonl"
     result = memspec_cli("run", "--adapter", "python:fakes:ClaimsNothing", "--report",
                          str(report), env=demo_env)
-    assert result.returncode == 0
-    records = demo_records(report)
-    assert records and all(r["outcome"] == "skipped" for r in records)
-    assert all(r["message"].startswith("not claimed: profile 'demo'") for r in records)
+    assert result.returncode == 3
+    assert "it claimed []; the suite knows ['demo']" in result.stderr
+    footer = read_report(report)[-1]
+    assert footer["type"] == "footer" and "claimed []" in footer["adapter_broken"]
+    smoke = memspec_cli("smoke", "--adapter", "python:fakes:ClaimsNothing", env=demo_env)
+    assert smoke.returncode == 3 and "claims no profile" in smoke.stdout
 
 
 def test_timeout_uses_a_real_clock_under_freezegun(demo_env: dict[str, str],

@@ -6,6 +6,8 @@ import contextlib
 import os
 import secrets
 
+from memref._faults import mutation
+
 __all__ = ["write_atomic"]
 
 
@@ -19,18 +21,23 @@ def write_atomic(path: str, data: bytes, *, mode: int = 0o644, mtime_ns: int | N
     """
     directory, name = os.path.split(path)
     temporary = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+    mutation("create")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         try:
             view = memoryview(data)
             while view:
+                mutation("write")
                 written = os.write(fd, view)
                 view = view[written:]
+            mutation("fsync")
             os.fsync(fd)
         finally:
             os.close(fd)
         if mtime_ns is not None:
+            mutation("utime")
             os.utime(temporary, ns=(mtime_ns, mtime_ns))
+        mutation("rename")
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

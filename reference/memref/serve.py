@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import sys
 import traceback
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 import memref
+from memref._faults import counting
 from memref.errors import OpError
 
 __all__ = ["OPS", "Implementation", "serve"]
@@ -16,17 +19,29 @@ __all__ = ["OPS", "Implementation", "serve"]
 Op = Callable[[Mapping[str, Any]], Any]
 
 
-def _load_ops() -> dict[str, Op]:
-    from memref.memdir import _ops as memdir_ops
+_BASE_CAPABILITIES = ("symlinks", "fifos", "concurrency", "fault-injection")
 
+
+def _load_profiles() -> tuple[dict[str, Op], list[str]]:
+    """Every subpackage of memref with an ``_ops`` module is a profile it serves."""
     ops: dict[str, Op] = {}
-    ops.update(memdir_ops.OPS)
-    return ops
+    capabilities = set(_BASE_CAPABILITIES)
+    for package in sorted(pkgutil.iter_modules(memref.__path__), key=lambda m: m.name):
+        if not package.ispkg or package.name.startswith("_"):
+            continue
+        try:
+            module = importlib.import_module(f"memref.{package.name}._ops")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"memref.{package.name}._ops":
+                raise
+            continue
+        ops.update(module.OPS)
+        capabilities.update(getattr(module, "CAPABILITIES", ()))
+    return ops, sorted(capabilities)
 
 
-OPS: dict[str, Op] = _load_ops()
+OPS, CAPABILITIES = _load_profiles()
 PROFILES = sorted({name.split(".", 1)[0] for name in OPS})
-CAPABILITIES = ["symlinks", "fifos"]
 
 
 class Implementation:
@@ -57,13 +72,25 @@ class Implementation:
             return _error(request_id, "unknown-op", f"unknown op {op!r}")
         if not isinstance(args, dict):
             return _error(request_id, "invalid-args", "args must be an object")
-        try:
-            return {"id": request_id, "result": function(args)}
-        except OpError as exc:
-            return _error(request_id, exc.kind, exc.message)
-        except Exception as exc:  # a bug in memref is still an answer, never a dead adapter
-            detail = "".join(traceback.format_exception_only(exc)).strip()
-            return _error(request_id, "internal", detail)
+        fault = message.get("fault")
+        fail_at = fault.get("fail_mutation") if isinstance(fault, dict) else None
+        if fault is not None and not (isinstance(fail_at, int) and fail_at >= 1):
+            return _error(request_id, "invalid-args", "fault needs fail_mutation >= 1")
+        with counting(fail_at) as counter:
+            reply = _answer(request_id, function, args)
+        if fault is not None:
+            reply["mutations"] = counter.attempted
+        return reply
+
+
+def _answer(request_id: Any, function: Op, args: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return {"id": request_id, "result": function(args)}
+    except OpError as exc:
+        return _error(request_id, exc.kind, exc.message)
+    except Exception as exc:  # a bug in memref is still an answer, never a dead adapter
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        return _error(request_id, "internal", detail)
 
 
 def _error(request_id: Any, kind: str, message: str) -> dict[str, Any]:

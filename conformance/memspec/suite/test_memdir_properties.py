@@ -1,6 +1,7 @@
 """Properties of the memdir profile, driven through the adapter under test.
 
-Each states an invariant the spec implies, or compares the adapter with memref.
+Each states an invariant the spec implies; the one registered ``differential`` compares
+the adapter with the reference and does not count as coverage.
 """
 
 from __future__ import annotations
@@ -10,27 +11,21 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memref._time import NS_PER_DAY, format_rfc3339_nano
-from memref.serve import Implementation
+from memspec._instants import NS_PER_DAY
+from memspec._instants import format_instant as format_rfc3339_nano
 from memspec.adapters import Adapter
 from memspec.compare import json_equal, text_bytes
 from memspec.strategies import frontmatter_documents, index_texts, instants, wire_texts
+from memspec.suite._support import reference_result, result
 from memspec.suite.registry import suite_case
-
-_REFERENCE = Implementation()
 
 
 def _result(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
-    response = adapter.call(op, args)
-    assert not response.is_error, f"{op} {args!r} answered error {response.error_kind}: " \
-                                  f"{response.error_message}"
-    return response.result
+    return result(adapter, op, args)
 
 
 def _reference(op: str, args: dict[str, Any]) -> Any:
-    reply = _REFERENCE.handle({"id": 0, "op": op, "args": args})
-    assert "result" in reply, reply
-    return reply["result"]
+    return reference_result(op, args)
 
 
 @suite_case("memdir/frontmatter/property-never-errors", "MEMDIR-FM-017")
@@ -56,7 +51,7 @@ def test_no_opening_delimiter_means_body_unchanged(memspec_adapter: Adapter,
 
 @suite_case("memdir/frontmatter/property-agrees-with-reference",
             "MEMDIR-FM-005", "MEMDIR-FM-007", "MEMDIR-FM-008", "MEMDIR-FM-010", "MEMDIR-FM-012",
-            "MEMDIR-FM-015")
+            "MEMDIR-FM-015", kind="differential", divergences=("memdir#1",))
 @settings(deadline=None)
 @given(content=frontmatter_documents())
 def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
@@ -69,7 +64,7 @@ def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
 
 
 @suite_case("memdir/age/property-age-days-monotonic-and-clamped", "MEMDIR-AGE-001",
-            "MEMDIR-AGE-002")
+            "MEMDIR-AGE-002", divergences=("memdir#2",))
 @settings(deadline=None)
 @given(mtime=instants(), first=instants(), second=instants())
 def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, mtime: int,
@@ -85,7 +80,7 @@ def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, m
 
 
 @suite_case("memdir/age/property-age-days-floors-elapsed-days", "MEMDIR-AGE-001",
-            "MEMDIR-AGE-004")
+            "MEMDIR-AGE-004", divergences=("memdir#2",))
 @settings(deadline=None)
 @given(mtime=instants(), elapsed=st.integers(min_value=-3 * NS_PER_DAY,
                                              max_value=4000 * NS_PER_DAY))
@@ -99,7 +94,7 @@ def test_age_days_floors_whole_elapsed_days(memspec_adapter: Adapter, mtime: int
 
 
 @suite_case("memdir/age/property-freshness-text-and-note-agree", "MEMDIR-AGE-008",
-            "MEMDIR-AGE-010", "MEMDIR-AGE-011")
+            "MEMDIR-AGE-010", "MEMDIR-AGE-011", divergences=("memdir#2",))
 @settings(deadline=None)
 @given(mtime=instants(), elapsed=st.integers(min_value=-NS_PER_DAY, max_value=900 * NS_PER_DAY))
 def test_freshness_note_wraps_freshness_text(memspec_adapter: Adapter, mtime: int,

@@ -1,43 +1,29 @@
 """Rendered strings of the memdir profile, pinned as JSON snapshots under fixtures/.
 
-Only the reference adapter may rewrite them (``--snapshot-update``).
+Only the reference adapter may rewrite them (``--snapshot-update``), so they find
+regressions and do not count as coverage.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.json import JSONSnapshotExtension
-from syrupy.location import PyTestLocation
 
-from memref._time import NS_PER_DAY, NS_PER_HOUR, format_rfc3339_nano, parse_rfc3339
-from memspec._data import fixtures_dir
+from memspec._instants import NS_PER_DAY, NS_PER_HOUR, parse_instant
+from memspec._instants import format_instant as format_rfc3339_nano
 from memspec.adapters import Adapter
+from memspec.suite._support import reply, result
 from memspec.suite.registry import suite_case
 
-NOW = parse_rfc3339("2026-05-01T12:00:00Z")
+NOW = parse_instant("2026-05-01T12:00:00Z")
 AGES_NS = [0, 23 * NS_PER_HOUR, NS_PER_DAY, 47 * NS_PER_HOUR, 2 * NS_PER_DAY, 3 * NS_PER_DAY,
            7 * NS_PER_DAY, 30 * NS_PER_DAY, 60 * NS_PER_DAY, 365 * NS_PER_DAY,
            1000 * NS_PER_DAY, -36 * NS_PER_HOUR]
 
 
-class FixtureSnapshots(JSONSnapshotExtension):
-    """One JSON file per snapshot, kept with the profile's fixtures."""
-
-    @classmethod
-    def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(fixtures_dir() / "memdir" / "_snapshots")
-
-
-@pytest.fixture
-def fixture_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
-    return snapshot.use_extension(FixtureSnapshots)
-
-
 def _call(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
-    response = adapter.call(op, args)
+    response = reply(adapter, op, args)
     if response.is_error:
         return {"error": response.error_kind}
     return response.result
@@ -49,7 +35,7 @@ def _at(offset_ns: int) -> dict[str, str]:
 
 @suite_case("memdir/age/snapshot-rendered-ages", "MEMDIR-AGE-005", "MEMDIR-AGE-006",
             "MEMDIR-AGE-007", "MEMDIR-AGE-009", "MEMDIR-AGE-011", kind="snapshot")
-def test_rendered_ages(memspec_adapter: Adapter, fixture_snapshot: SnapshotAssertion) -> None:
+def test_rendered_ages(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """age, freshness_text and freshness_note for a ladder of ages."""
     rendered = {
         f"{offset // NS_PER_HOUR}h": {
@@ -58,27 +44,27 @@ def test_rendered_ages(memspec_adapter: Adapter, fixture_snapshot: SnapshotAsser
         }
         for offset in AGES_NS
     }
-    assert rendered == fixture_snapshot
+    assert rendered == memspec_snapshot
 
 
 @suite_case("memdir/index/snapshot-truncation-warnings", "MEMDIR-IDX-007",
             "MEMDIR-IDX-008", kind="snapshot")
 def test_rendered_index_warnings(memspec_adapter: Adapter,
-                                 fixture_snapshot: SnapshotAssertion) -> None:
+                                 memspec_snapshot: SnapshotAssertion) -> None:
     """The bare warning of each of the three truncation reasons."""
     inputs = {
         "lines": "x\n" * 201,
         "bytes": "y" * 25_001,
         "both": "\n".join(["z" * 199] * 300),
     }
-    rendered = {name: _call(memspec_adapter, "memdir.truncate_index", {"raw": raw})["warning"]
+    rendered = {name: result(memspec_adapter, "memdir.truncate_index", {"raw": raw})["warning"]
                 for name, raw in inputs.items()}
-    assert rendered == fixture_snapshot
+    assert rendered == memspec_snapshot
 
 
 @suite_case("memdir/manifest/snapshot-manifest", "MEMDIR-MAN-001", "MEMDIR-MAN-003",
             "MEMDIR-MAN-005", "MEMDIR-MAN-006", kind="snapshot")
-def test_rendered_manifest(memspec_adapter: Adapter, fixture_snapshot: SnapshotAssertion) -> None:
+def test_rendered_manifest(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """A manifest with every combination of type tag and description."""
     headers = [
         {"filename": "a.md", "mtime": "2026-05-01T12:00:00Z", "description": "desc a",
@@ -91,4 +77,4 @@ def test_rendered_manifest(memspec_adapter: Adapter, fixture_snapshot: SnapshotA
          "type": "weird"},
     ]
     assert _call(memspec_adapter, "memdir.format_manifest", {"headers": headers}) == (
-        fixture_snapshot)
+        memspec_snapshot)

@@ -42,11 +42,11 @@ from memref.memdir._frontmatter import parse_frontmatter
 from memref.memdir._index import read_index, truncate_index
 from memref.memdir._load import Snapshot, load
 from memref.memdir._manifest import format_manifest
-from memref.memdir._memtype import parse_memory_type
 from memref.memdir._paths import ensure_memory_dir, memory_dir, memory_index_path
-from memref.memdir._projectkey import project_key
+from memref.memdir._project_key import project_key
 from memref.memdir._recall import Model, build_query, find_relevant, parse_selected
 from memref.memdir._scan import MemoryHeader, scan_memory_files
+from memref.memdir._type import parse_memory_type
 
 __all__ = [
     "DREAM_DEFAULT_MIN_HOURS",

@@ -74,9 +74,13 @@ def os_errno(exc: BaseException) -> int:
 def open_for_read(path: str, *, allow_dir: bool) -> int:
     """Open ``path`` for reading without blocking; a descriptor of a readable kind.
 
-    A directory is accepted when ``allow_dir`` (reading it then fails with EISDIR,
-    as Go reports); any other non-regular file raises ``NotRegularFile``.
+    The type is checked (symlinks followed) before the open, so that a FIFO, socket or
+    device is refused with ``NotRegularFile`` without being opened: opening a socket
+    fails (ENXIO) and opening a device can have effects of its own. A directory is
+    accepted when ``allow_dir`` (reading it then fails with EISDIR, as Go reports).
+    The type is checked again on the descriptor, in case the path changed in between.
     """
+    _check_kind(os.stat(path).st_mode, path, allow_dir=allow_dir)
     fd = os.open(path, OPEN_READ_FLAGS)
     try:
         mode = os.fstat(fd).st_mode
@@ -87,6 +91,11 @@ def open_for_read(path: str, *, allow_dir: bool) -> int:
         return fd
     os.close(fd)
     raise NotRegularFile(path)
+
+
+def _check_kind(mode: int, path: str, *, allow_dir: bool) -> None:
+    if not (stat.S_ISREG(mode) or (allow_dir and stat.S_ISDIR(mode))):
+        raise NotRegularFile(path)
 
 
 def _read_chunks(fd: int, limit: int) -> list[bytes]:

@@ -179,9 +179,7 @@ def clean_general(path: str, *, windows: bool = False) -> str:
         ):
             r += 1
         elif (
-            path[r] == "."
-            and path[r + 1] == "."
-            and (r + 2 == n or _is_sep(path[r + 2], windows))
+            path[r] == "." and path[r + 1] == "." and (r + 2 == n or _is_sep(path[r + 2], windows))
         ):
             r += 2
             if out.w > dotdot:

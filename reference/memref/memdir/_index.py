@@ -43,9 +43,7 @@ def _read_mem_bytes(path: str) -> tuple[bytes, str]:
     finally:
         os.close(fd)
     if truncated:
-        warning = (
-            f"memdir: {path} truncated to {MAX_FILE_BYTES} bytes (cap {MAX_FILE_BYTES})"
-        )
+        warning = f"memdir: {path} truncated to {MAX_FILE_BYTES} bytes (cap {MAX_FILE_BYTES})"
         return data, warning
     return data, ""
 

@@ -21,7 +21,7 @@ from memref.memdir._constants import (
 )
 from memref.memdir._fileio import OPEN_READ_FLAGS
 from memref.memdir._frontmatter import frontmatter_of_lines
-from memref.memdir._memtype import parse_memory_type
+from memref.memdir._type import parse_memory_type
 
 __all__ = ["MemoryHeader", "scan_memory_files"]
 
@@ -109,9 +109,7 @@ def _read_header(path: str) -> dict[str, str] | None:
     return frontmatter_of_lines(lines, ascii_text=data.isascii())
 
 
-def _header(
-    filename: str, path: str, mtime: int, frontmatter: dict[str, str]
-) -> MemoryHeader:
+def _header(filename: str, path: str, mtime: int, frontmatter: dict[str, str]) -> MemoryHeader:
     memory_type, _ = parse_memory_type(frontmatter.get("type", ""))
     return MemoryHeader(filename, path, mtime, frontmatter.get("description", ""), memory_type)
 
@@ -186,6 +184,16 @@ def scan_memory_files(directory: str) -> list[MemoryHeader]:
             except (OSError, ValueError):
                 continue
             path = path_prefix + name
+            # Only a regular file (or a link to one) is opened: a FIFO, socket or device is
+            # left out without an open.
+            if not S_ISREG(info.st_mode):
+                if not stat.S_ISLNK(info.st_mode):
+                    continue
+                try:
+                    if not S_ISREG(os.stat(path).st_mode):
+                        continue
+                except (OSError, ValueError):
+                    continue
             frontmatter = _read_header(path)
             if frontmatter is None:
                 continue

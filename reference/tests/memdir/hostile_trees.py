@@ -8,7 +8,16 @@ import os
 from hypothesis import strategies as st
 
 NAMES = [
-    "EVVA.md", "memory", "MEMORY.md", "a.md", "b.md", ".md", "x.md", "sub", "UP.MD", "\udcff.md"
+    "EVVA.md",
+    "memory",
+    "MEMORY.md",
+    "a.md",
+    "b.md",
+    ".md",
+    "x.md",
+    "sub",
+    "UP.MD",
+    "\udcff.md",
 ]
 KINDS = ["file", "dir", "symlink", "dangling", "loop", "fifo", "unreadable", "empty", "binary"]
 

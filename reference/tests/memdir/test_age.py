@@ -20,8 +20,12 @@ CAVEAT_60 = (
 
 @pytest.mark.parametrize(
     ("offset_hours", "days", "text", "caveat"),
-    [(0, 0, "today", False), (25, 1, "yesterday", False), (72, 3, "3 days ago", True),
-     (-48, 0, "today", False)],
+    [
+        (0, 0, "today", False),
+        (25, 1, "yesterday", False),
+        (72, 3, "3 days ago", True),
+        (-48, 0, "today", False),
+    ],
 )
 def test_age_helpers(offset_hours: int, days: int, text: str, caveat: bool) -> None:
     # evva memdir_test.go TestAgeHelpers

@@ -26,10 +26,32 @@ LINKS = {
     "lrel": "../outside/f.md",
     "lin": "d",
 }
-SEGMENTS = ["a.md", "d", "x.md", *LINKS, "new.md", "..", ".", "", "..foo.md", "...",
-            "a\\..\\b", "x\x00y", "%2e%2e"]
-BASES = ["{T}/memory", "{T}/memory/", "{T}/./memory", "{T}/memoryx", "{T}/memory_backup",
-         "{T}/outside", "{T}", "relative", ""]
+SEGMENTS = [
+    "a.md",
+    "d",
+    "x.md",
+    *LINKS,
+    "new.md",
+    "..",
+    ".",
+    "",
+    "..foo.md",
+    "...",
+    "a\\..\\b",
+    "x\x00y",
+    "%2e%2e",
+]
+BASES = [
+    "{T}/memory",
+    "{T}/memory/",
+    "{T}/./memory",
+    "{T}/memoryx",
+    "{T}/memory_backup",
+    "{T}/outside",
+    "{T}",
+    "relative",
+    "",
+]
 
 
 def model_clean(path: str) -> str:
@@ -129,13 +151,15 @@ queries = st.tuples(st.sampled_from(BASES), st.lists(st.sampled_from(SEGMENTS), 
 
 
 @settings(max_examples=300, deadline=None)
-@given(links=st.lists(st.sampled_from(sorted(LINKS)), unique=True),
-       memory_is_link=st.booleans(),
-       memory_dir=st.sampled_from(["{T}/memory", "{T}/memory/", "{T}/./memory"]),
-       query=queries)
-def test_check_write_path_agrees_with_the_model(links: list[str], memory_is_link: bool,
-                                                memory_dir: str,
-                                                query: tuple[str, list[str]]) -> None:
+@given(
+    links=st.lists(st.sampled_from(sorted(LINKS)), unique=True),
+    memory_is_link=st.booleans(),
+    memory_dir=st.sampled_from(["{T}/memory", "{T}/memory/", "{T}/./memory"]),
+    query=queries,
+)
+def test_check_write_path_agrees_with_the_model(
+    links: list[str], memory_is_link: bool, memory_dir: str, query: tuple[str, list[str]]
+) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         top = build(Path(os.path.realpath(scratch)), links, memory_is_link)
         base, segments = query
@@ -146,15 +170,21 @@ def test_check_write_path_agrees_with_the_model(links: list[str], memory_is_link
 
 
 @settings(max_examples=300, deadline=None)
-@given(app_home=st.sampled_from(["{T}", "{T}/", "{T}/.", "{T}/x/..", "rel", "", "/"]),
-       query=queries,
-       cwd=st.sampled_from(["{T}", "/", "{T}/memory"]))
-def test_is_in_memory_dir_agrees_with_the_model(app_home: str, query: tuple[str, list[str]],
-                                                cwd: str) -> None:
+@given(
+    app_home=st.sampled_from(["{T}", "{T}/", "{T}/.", "{T}/x/..", "rel", "", "/"]),
+    query=queries,
+    cwd=st.sampled_from(["{T}", "/", "{T}/memory"]),
+)
+def test_is_in_memory_dir_agrees_with_the_model(
+    app_home: str, query: tuple[str, list[str]], cwd: str
+) -> None:
     top = "/t/home"
     base, segments = query
     path = "/".join([base.format(T=top), *segments]) if segments else base.format(T=top)
     home, where = app_home.format(T=top), cwd.format(T=top)
     path = path.replace("\x00", "")
     assert is_in_memory_dir(home, path, where) == model_lexical(home, path, where), (
-        home, path, where)
+        home,
+        path,
+        where,
+    )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
-from memdir_support import T0
+from memdir_support import T0, at
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from memref._time import NS_PER_HOUR, NS_PER_SECOND
@@ -66,8 +67,13 @@ def test_blocks_when_fresh(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("age", "ok"),
-    [(59 * MINUTE, False), (NS_PER_HOUR - 1, False), (NS_PER_HOUR, True), (61 * MINUTE, True),
-     (-MINUTE, False)],
+    [
+        (59 * MINUTE, False),
+        (NS_PER_HOUR - 1, False),
+        (NS_PER_HOUR, True),
+        (61 * MINUTE, True),
+        (-MINUTE, False),
+    ],
 )
 def test_staleness(tmp_path: Path, age: int, ok: bool) -> None:
     # evva dream lock_test.go TestTryAcquireReclaimsStale, and the verified 59/61 minute cases
@@ -333,3 +339,42 @@ def test_session_scan_error(tmp_path: Path) -> None:
     assert decision.new_scan_at == T0
     assert decision.error is not None
     assert decision.error.kind == "not-a-directory"
+
+
+@pytest.mark.parametrize(
+    ("mtime", "since", "expected"),
+    [
+        # Outside Go's UnixNano range (1678-2262) the instants are still compared exactly.
+        ("2026-05-01T00:00:00Z", "1600-01-01T00:00:00Z", 1),
+        ("2026-05-01T00:00:00Z", "2300-01-01T00:00:00Z", 0),
+        ("2300-01-01T00:00:00Z", "2026-05-01T00:00:00Z", 1),
+        ("2300-01-01T00:00:00Z", None, 1),
+    ],
+)
+def test_count_compares_instants_at_any_date(
+    tmp_path: Path, mtime: str, since: str | None, expected: int
+) -> None:
+    session = tmp_path / "sessions" / "-p" / "s.json"
+    session.parent.mkdir(parents=True)
+    session.write_text("{}")
+    os.utime(session, ns=(at(mtime), at(mtime)))
+    if os.stat(session).st_mtime_ns != at(mtime):
+        pytest.skip("the filesystem cannot store this time")
+    assert count_touched_since(str(tmp_path), None if since is None else at(since), "") == expected
+
+
+def test_count_null_since_counts_a_session_from_1700() -> None:
+    # evva's zero time wraps to 1754, so it misses this file; tmpfs can store 1700.
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        pytest.skip("no tmpfs at /dev/shm")
+    with tempfile.TemporaryDirectory(dir=shm) as home:
+        session = Path(home) / "sessions" / "-p" / "old.json"
+        session.parent.mkdir(parents=True)
+        session.write_text("{}")
+        old = at("1700-01-01T00:00:00Z")
+        os.utime(session, ns=(old, old))
+        if os.stat(session).st_mtime_ns != old:
+            pytest.skip("the filesystem cannot store 1700")
+        assert count_touched_since(home, None, "") == 1
+        assert count_touched_since(home, at("1699-12-31T23:59:59Z"), "") == 1

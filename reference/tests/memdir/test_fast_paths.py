@@ -44,8 +44,26 @@ def test_join_fast_path_is_join(parent: str, name: str) -> None:
 # Frontmatter pieces: delimiters, spaces of every kind, quotes, comments, colons, case.
 line_text = st.lists(
     st.sampled_from(
-        ["---", " ", "\t", "\v", "\x1c", "\u3000", "\x85", "a", "Key", "İ", ":", "#", "'", '"',
-         "type", "description", "\udcff", "-"]
+        [
+            "---",
+            " ",
+            "\t",
+            "\v",
+            "\x1c",
+            "\u3000",
+            "\x85",
+            "a",
+            "Key",
+            "İ",
+            ":",
+            "#",
+            "'",
+            '"',
+            "type",
+            "description",
+            "\udcff",
+            "-",
+        ]
     ),
     max_size=6,
 ).map("".join)
@@ -78,9 +96,25 @@ def test_indented_and_top_level_claims() -> None:
 # Index pieces: newlines, ASCII and wider white space, split and stray UTF-8 bytes, and
 # runs long enough to cross both caps.
 index_pieces = st.sampled_from(
-    [b"\n", b" ", b"\t", b"\r", b"\v", b"\xc2\x85", b"\xc2\xa0", b"\xe3\x80\x80", b"\xe2\x80\xa8",
-     b"x", b"- [a](a.md) \xe2\x80\x94 hook\n", b"\xe2\x80", b"\x80", b"\xff", b"\xc2", b"\x00",
-     "é".encode()]
+    [
+        b"\n",
+        b" ",
+        b"\t",
+        b"\r",
+        b"\v",
+        b"\xc2\x85",
+        b"\xc2\xa0",
+        b"\xe3\x80\x80",
+        b"\xe2\x80\xa8",
+        b"x",
+        b"- [a](a.md) \xe2\x80\x94 hook\n",
+        b"\xe2\x80",
+        b"\x80",
+        b"\xff",
+        b"\xc2",
+        b"\x00",
+        "é".encode(),
+    ]
 )
 index_bytes = st.lists(
     st.tuples(index_pieces, st.sampled_from([1, 1, 2, 5, 64, 300, 3000])), max_size=14
@@ -173,5 +207,8 @@ def test_scan_paths_are_go_join_and_rel(
             assert header.path == _gopath.clean_general(directory + "/" + header.filename)
             assert header.filename == _gopath.rel(directory, header.path)
     assert [h.path for h in scan_memory_files("..")] == [
-        "../.d.md", "../a.md", "../s/b.md", "../s/t/c.md"
+        "../.d.md",
+        "../a.md",
+        "../s/b.md",
+        "../s/t/c.md",
     ]

@@ -43,9 +43,7 @@ def test_nested_metadata_flattens() -> None:
 
 def test_quoted_values() -> None:
     # evva TestParseFrontmatter_QuotedValues
-    frontmatter, _ = parse_frontmatter(
-        "---\nname: \"quoted name\"\ndescription: 'single'\n---\n"
-    )
+    frontmatter, _ = parse_frontmatter("---\nname: \"quoted name\"\ndescription: 'single'\n---\n")
     assert frontmatter == {"name": "quoted name", "description": "single"}
 
 
@@ -73,7 +71,7 @@ def test_quoted_values() -> None:
         ("---\r\nname: x\n---\nb", {"name": "x"}, "b"),
         ("---\nname: x\n  ---\nb", {"name": "x"}, "b"),
         ("---\nname: x\n...\nb", {}, "---\nname: x\n...\nb"),
-        ("---\nname: \"\"\n  name: inner\n---\n", {"name": "inner"}, ""),
+        ('---\nname: ""\n  name: inner\n---\n', {"name": "inner"}, ""),
     ],
 )
 def test_verified_vectors(content: str, frontmatter: dict[str, str], body: str) -> None:
@@ -91,7 +89,7 @@ def test_verified_vectors(content: str, frontmatter: dict[str, str], body: str) 
         ("type: user\n  type: feedback", {"type": "user"}),
         ("  type: a\n  type: b", {"type": "a"}),
         ("type: a\ntype: b\n  type: c", {"type": "a"}),
-        ("  type: a\ntype: \"\"\n  type: b", {"type": "a"}),
+        ('  type: a\ntype: ""\n  type: b', {"type": "a"}),
     ],
 )
 def test_top_level_wins_over_indented(block: str, expected: dict[str, str]) -> None:

@@ -24,9 +24,15 @@ def _without_undecodable(tree: list[tuple[str, str, bytes]]) -> list[tuple[str, 
 
 
 @settings(max_examples=60, deadline=None)
-@given(tree=hostile_trees().map(_without_undecodable),
-       locked=st.lists(st.sampled_from(["", "memory", "sub", "memory/sub", "a.md", "x.md",
-                                        "memory/MEMORY.md", "EVVA.md"]), max_size=4))
+@given(
+    tree=hostile_trees().map(_without_undecodable),
+    locked=st.lists(
+        st.sampled_from(
+            ["", "memory", "sub", "memory/sub", "a.md", "x.md", "memory/MEMORY.md", "EVVA.md"]
+        ),
+        max_size=4,
+    ),
+)
 def test_load_and_scan_never_raise_with_permission_denied_entries(
     tree: list[tuple[str, str, bytes]], locked: list[str]
 ) -> None:

@@ -156,3 +156,17 @@ def test_caps_hold_and_the_body_is_a_prefix(raw: str) -> None:
     assert len(encode(kept)) <= MAX_INDEX_BYTES
     assert len(kept.split("\n")) <= MAX_INDEX_LINES
     assert encode(trimmed).startswith(encode(kept))
+
+
+@pytest.mark.parametrize(("delta", "kept"), [(-1, 24999), (0, 25000), (1, 199 * 125 - 1)])
+@pytest.mark.parametrize("cr", ["", "\r"])
+def test_lines_are_cut_before_bytes_at_the_boundary(delta: int, cr: str, kept: int) -> None:
+    # The 200th LF at byte index 25000 + delta: with the line cut first, 200 lines fit
+    # exactly when delta <= 0.
+    first = ["a" * (124 - len(cr)) + cr] * 199
+    last = "a" * (125 + delta - len(cr)) + cr
+    raw = "\n".join([*first, last]) + "\nb"
+    body, warning = truncate_index(raw)
+    assert warning.startswith(f"MEMORY.md is 201 lines and {25002 + delta} bytes. ")
+    assert body.index("\n\n> WARNING: ") == kept
+    assert body[:kept].count("\n") == (199 if delta <= 0 else 198)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from pathlib import Path
 
@@ -127,6 +128,83 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     ]
 
 
+def _bind_socket(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    return sock
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no AF_UNIX sockets")
+def test_a_socket_is_refused_before_it_is_opened(tmp_path: Path) -> None:
+    # The type is checked before the open: a socket gives "not a regular file", not the
+    # open error ("no such device or address") that evva reports.
+    wd = tmp_path / "w"
+    (wd).mkdir()
+    (tmp_path / "app" / "memory").mkdir(parents=True)
+    evva = wd / "EVVA.md"
+    index = tmp_path / "app" / "memory" / "MEMORY.md"
+    if len(str(index)) > 100:
+        pytest.skip("the socket path is too long for AF_UNIX")
+    socks = [_bind_socket(evva), _bind_socket(index)]
+    try:
+        snapshot = load(str(wd), str(tmp_path / "app"), True)
+        linked = tmp_path / "linked"
+        linked.mkdir()
+        (linked / "EVVA.md").symlink_to(evva)
+        through_link = load(str(linked), "", False)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert snapshot == Snapshot(
+        "",
+        "",
+        str(tmp_path / "app" / "memory"),
+        [
+            f"memdir: read {evva}: read {evva}: not a regular file",
+            f"memdir: read {index}: read {index}: not a regular file",
+        ],
+    )
+    link = linked / "EVVA.md"
+    assert through_link.warnings == [f"memdir: read {link}: read {link}: not a regular file"]
+
+
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_a_device_is_refused(tmp_path: Path, device: str) -> None:
+    if not os.path.exists(device):
+        pytest.skip(f"{device} does not exist here")
+    (tmp_path / "EVVA.md").symlink_to(device)
+    (tmp_path / "app" / "memory").mkdir(parents=True)
+    (tmp_path / "app" / "memory" / "MEMORY.md").symlink_to(device)
+    snapshot = load(str(tmp_path), str(tmp_path / "app"), True)
+    evva = tmp_path / "EVVA.md"
+    index = tmp_path / "app" / "memory" / "MEMORY.md"
+    assert snapshot == Snapshot(
+        "",
+        "",
+        str(tmp_path / "app" / "memory"),
+        [
+            f"memdir: read {evva}: read {evva}: not a regular file",
+            f"memdir: read {index}: read {index}: not a regular file",
+        ],
+    )
+
+
+def test_a_device_is_never_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("/dev/zero does not exist here")
+    (tmp_path / "EVVA.md").symlink_to("/dev/zero")
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path: str, *args: int, **kwargs: int) -> int:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", spy)
+    load(str(tmp_path), "", False)
+    assert opened == []
+
+
 def test_zero_byte_files(tmp_path: Path) -> None:
     (tmp_path / "EVVA.md").write_bytes(b"")
     (tmp_path / "memory").mkdir()
@@ -203,9 +281,7 @@ def test_permission_denied_files(nonroot_fs: FakeFilesystem) -> None:
 def test_unwritable_app_home(nonroot_fs: FakeFilesystem) -> None:
     nonroot_fs.create_dir("/app", perm_bits=0o555)
     snapshot = load("", "/app", True)
-    assert snapshot.warnings == [
-        "memdir: ensure /app/memory: mkdir /app/memory: permission denied"
-    ]
+    assert snapshot.warnings == ["memdir: ensure /app/memory: mkdir /app/memory: permission denied"]
     assert snapshot.memory_dir == ""
 
 

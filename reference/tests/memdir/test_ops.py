@@ -34,27 +34,56 @@ def b64(data: bytes) -> dict[str, str]:
 
 
 def test_every_op_is_registered() -> None:
-    assert sorted(name for name in OPS if name.startswith("memdir.")) == sorted([
-        "memdir.constants", "memdir.parse_frontmatter", "memdir.parse_memory_type",
-        "memdir.age_days", "memdir.age", "memdir.freshness_text", "memdir.freshness_note",
-        "memdir.memory_dir", "memdir.memory_index_path", "memdir.ensure_memory_dir",
-        "memdir.project_key", "memdir.is_in_memory_dir", "memdir.check_write_path",
-        "memdir.truncate_index", "memdir.read_index", "memdir.load",
-        "memdir.scan_memory_files", "memdir.format_manifest", "memdir.parse_selected",
-        "memdir.find_relevant", "memdir.read_last_consolidated_at", "memdir.try_acquire",
-        "memdir.rollback", "memdir.count_touched_since", "memdir.gate_open",
-    ])
+    assert sorted(name for name in OPS if name.startswith("memdir.")) == sorted(
+        [
+            "memdir.constants",
+            "memdir.parse_frontmatter",
+            "memdir.parse_memory_type",
+            "memdir.age_days",
+            "memdir.age",
+            "memdir.freshness_text",
+            "memdir.freshness_note",
+            "memdir.memory_dir",
+            "memdir.memory_index_path",
+            "memdir.ensure_memory_dir",
+            "memdir.project_key",
+            "memdir.is_in_memory_dir",
+            "memdir.check_write_path",
+            "memdir.truncate_index",
+            "memdir.read_index",
+            "memdir.load",
+            "memdir.scan_memory_files",
+            "memdir.format_manifest",
+            "memdir.parse_selected",
+            "memdir.find_relevant",
+            "memdir.read_last_consolidated_at",
+            "memdir.try_acquire",
+            "memdir.rollback",
+            "memdir.count_touched_since",
+            "memdir.gate_open",
+        ]
+    )
 
 
 def test_constants() -> None:
     assert result("memdir.constants") == {
-        "project_memory_file": "EVVA.md", "max_file_bytes": 65536, "memory_dir_name": "memory",
-        "memory_index_file": "MEMORY.md", "max_index_lines": 200, "max_index_bytes": 25000,
-        "max_memory_files": 200, "frontmatter_max_lines": 30, "frontmatter_scan_bytes": 4096,
-        "memory_types": ["user", "feedback", "project", "reference"], "recall_max_selected": 5,
-        "recall_max_tokens": 256, "dream_lock_file": ".consolidate-lock",
-        "dream_stale_after_s": 3600, "dream_scan_throttle_s": 600,
-        "dream_default_min_hours": 24, "dream_default_min_sessions": 5,
+        "project_memory_file": "EVVA.md",
+        "max_file_bytes": 65536,
+        "memory_dir_name": "memory",
+        "memory_index_file": "MEMORY.md",
+        "max_index_lines": 200,
+        "max_index_bytes": 25000,
+        "max_memory_files": 200,
+        "frontmatter_max_lines": 30,
+        "frontmatter_scan_bytes": 4096,
+        "memory_types": ["user", "feedback", "project", "reference"],
+        "recall_max_selected": 5,
+        "recall_max_tokens": 256,
+        "dream_lock_file": ".consolidate-lock",
+        "dream_stale_after_s": 3600,
+        "dream_scan_throttle_s": 600,
+        "dream_default_min_hours": 24,
+        "dream_default_min_sessions": 5,
     }
 
 
@@ -64,7 +93,8 @@ def test_parse_frontmatter_with_base64_text() -> None:
         "body": b64(b"b\xfd"),
     }
     assert result("memdir.parse_frontmatter", content="---\nA: b\n---\nc") == {
-        "frontmatter": {"a": "b"}, "body": "c"
+        "frontmatter": {"a": "b"},
+        "body": "c",
     }
 
 
@@ -89,7 +119,8 @@ def test_paths_and_keys() -> None:
     assert call("memdir.project_key", path="/a", os="plan9")["error"]["kind"] == "invalid-args"
     assert result("memdir.is_in_memory_dir", app_home="/h", path="x.md", cwd="/h/memory") is True
     assert result("memdir.check_write_path", memory_dir="/m", path="/m/../x") == {
-        "allowed": False, "reason": "dotdot"
+        "allowed": False,
+        "reason": "dotdot",
     }
 
 
@@ -97,22 +128,26 @@ def test_ensure_memory_dir(tmp_path: Path) -> None:
     assert result("memdir.ensure_memory_dir", app_home=str(tmp_path)) is None
     (tmp_path / "file").write_text("x")
     assert call("memdir.ensure_memory_dir", app_home=str(tmp_path / "file"))["error"] == {
-        "kind": "not-a-directory", "message": f"mkdir {tmp_path}/file: not a directory"
+        "kind": "not-a-directory",
+        "message": f"mkdir {tmp_path}/file: not a directory",
     }
 
 
 def test_index_and_load(tmp_path: Path) -> None:
     assert result("memdir.truncate_index", raw=b64(b" a\xff \n")) == {
-        "body": b64(b"a\xff"), "warning": ""
+        "body": b64(b"a\xff"),
+        "warning": "",
     }
     (tmp_path / "memory").mkdir()
     (tmp_path / "memory" / "MEMORY.md").write_text("- [a](a.md)\n")
     assert result("memdir.read_index", app_home=str(tmp_path)) == {
-        "body": "- [a](a.md)", "warning": ""
+        "body": "- [a](a.md)",
+        "warning": "",
     }
     (tmp_path / "EVVA.md").write_bytes(b"\xff")
-    assert result("memdir.load", workdir=str(tmp_path), app_home=str(tmp_path),
-                  auto_memory=True) == {
+    assert result(
+        "memdir.load", workdir=str(tmp_path), app_home=str(tmp_path), auto_memory=True
+    ) == {
         "workdir_memory": b64(b"\xff"),
         "memory_index": "- [a](a.md)",
         "memory_dir": f"{tmp_path}/memory",
@@ -125,16 +160,29 @@ def test_scan_and_manifest(tmp_path: Path) -> None:
     path.write_text("---\ntype: user\ndescription: d\n---\n")
     os.utime(path, ns=(T0 + 5, T0 + 5))
     headers = result("memdir.scan_memory_files", dir=str(tmp_path))
-    assert headers == [{
-        "filename": b64(b"\xff.md"),
-        "path": b64(os.fsencode(str(path))),
-        "mtime": "2026-05-01T12:00:00.000000005Z",
-        "description": "d",
-        "type": "user",
-    }]
-    assert result("memdir.format_manifest", headers=[
-        {"filename": "a.md", "mtime": "2026-05-01T12:00:00+08:00", "description": "", "type": ""},
-    ]) == "- a.md (2026-05-01T04:00:00Z)"
+    assert headers == [
+        {
+            "filename": b64(b"\xff.md"),
+            "path": b64(os.fsencode(str(path))),
+            "mtime": "2026-05-01T12:00:00.000000005Z",
+            "description": "d",
+            "type": "user",
+        }
+    ]
+    assert (
+        result(
+            "memdir.format_manifest",
+            headers=[
+                {
+                    "filename": "a.md",
+                    "mtime": "2026-05-01T12:00:00+08:00",
+                    "description": "",
+                    "type": "",
+                },
+            ],
+        )
+        == "- a.md (2026-05-01T04:00:00Z)"
+    )
     assert call("memdir.format_manifest", headers="x")["error"]["kind"] == "invalid-args"
 
 
@@ -145,16 +193,17 @@ def test_recall_ops(tmp_path: Path) -> None:
     os.utime(tmp_path / "a.md", ns=(T0, T0))
     common = {"dir": str(tmp_path), "query": "q", "recent_tools": [], "already_surfaced": []}
     assert result("memdir.find_relevant", model=None, **common) == {
-        "selected": [], "model_calls": []
+        "selected": [],
+        "model_calls": [],
     }
     message = "Query: q\n\nAvailable memories:\n- a.md (2026-05-01T12:00:00Z): d"
     assert result("memdir.find_relevant", model={"error": "down"}, **common) == {
-        "selected": [], "model_calls": [{"user": message, "max_tokens": 256}]
+        "selected": [],
+        "model_calls": [{"user": message, "max_tokens": 256}],
     }
-    assert result("memdir.find_relevant", model={"reply": '{"selected_memories":["a.md"]}'},
-                  **common) == {
-        "selected": ["a.md"], "model_calls": [{"user": message, "max_tokens": 256}]
-    }
+    assert result(
+        "memdir.find_relevant", model={"reply": '{"selected_memories":["a.md"]}'}, **common
+    ) == {"selected": ["a.md"], "model_calls": [{"user": message, "max_tokens": 256}]}
     bad = call("memdir.find_relevant", model={"reply": "x", "error": "y"}, **common)
     assert bad["error"]["kind"] == "invalid-args"
 
@@ -162,23 +211,37 @@ def test_recall_ops(tmp_path: Path) -> None:
 def test_dream_ops(tmp_path: Path) -> None:
     memory = str(tmp_path / "memory")
     assert result("memdir.read_last_consolidated_at", memory_dir=memory) is None
-    assert result("memdir.try_acquire", memory_dir=memory, now="2026-05-01T12:00:00Z",
-                  pid=4242) == {"prior": None, "ok": True}
+    assert result(
+        "memdir.try_acquire", memory_dir=memory, now="2026-05-01T12:00:00Z", pid=4242
+    ) == {"prior": None, "ok": True}
     assert (tmp_path / "memory" / ".consolidate-lock").read_text() == "4242"
     assert result("memdir.read_last_consolidated_at", memory_dir=memory) == "2026-05-01T12:00:00Z"
     assert result("memdir.rollback", memory_dir=memory, prior="2026-04-01T00:00:00Z") is None
     assert result("memdir.read_last_consolidated_at", memory_dir=memory) == "2026-04-01T00:00:00Z"
     assert result("memdir.rollback", memory_dir=memory, prior=None) is None
     assert not (tmp_path / "memory" / ".consolidate-lock").exists()
-    assert result("memdir.count_touched_since", app_home=str(tmp_path), since=None,
-                  exclude_id="") == 0
-    decision = result(
-        "memdir.gate_open", enabled=True, min_hours=24, min_sessions=0, app_home=str(tmp_path),
-        memory_dir=memory, current_session_id="", now="2026-05-01T12:00:00Z",
-        last_scan_at=None, pid=1,
+    assert (
+        result("memdir.count_touched_since", app_home=str(tmp_path), since=None, exclude_id="") == 0
     )
-    assert decision == {"fire": False, "prior": None, "sessions": 0,
-                        "reason": "session-gate (0/5)", "new_scan_at": "2026-05-01T12:00:00Z"}
+    decision = result(
+        "memdir.gate_open",
+        enabled=True,
+        min_hours=24,
+        min_sessions=0,
+        app_home=str(tmp_path),
+        memory_dir=memory,
+        current_session_id="",
+        now="2026-05-01T12:00:00Z",
+        last_scan_at=None,
+        pid=1,
+    )
+    assert decision == {
+        "fire": False,
+        "prior": None,
+        "sessions": 0,
+        "reason": "session-gate (0/5)",
+        "new_scan_at": "2026-05-01T12:00:00Z",
+    }
 
 
 @pytest.mark.parametrize(

@@ -161,7 +161,11 @@ def test_newest_first_at_most_five_without_duplicates(tmp_path: Path, write: Wri
         write(f"m{i}.md", "x", T0 + i)
     reply = '{"selected_memories": ["m0.md", "m0.md", "m1.md", "m2.md", "m3.md", "m4.md", "m7.md"]}'
     assert selected(find_relevant(Recorder(reply), "q", str(tmp_path))) == [
-        "m7.md", "m4.md", "m3.md", "m2.md", "m1.md"
+        "m7.md",
+        "m4.md",
+        "m3.md",
+        "m2.md",
+        "m1.md",
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from pathlib import Path
 
@@ -54,7 +55,14 @@ def test_ties_keep_go_walk_order(tmp_path: Path, write: Writer) -> None:
     for name in ["memory.md", "a.md", "a-b.md", "a/z.md", "B.md", ".md", ".hidden/h.md", ".dot.md"]:
         write(name, "x", T0)
     assert names(tmp_path) == [
-        ".dot.md", ".hidden/h.md", ".md", "B.md", "a/z.md", "a-b.md", "a.md", "memory.md"
+        ".dot.md",
+        ".hidden/h.md",
+        ".md",
+        "B.md",
+        "a/z.md",
+        "a-b.md",
+        "a.md",
+        "memory.md",
     ]
 
 
@@ -193,3 +201,21 @@ def test_never_raises_on_hostile_trees(tree: list[tuple[str, str, bytes]]) -> No
             assert len(headers) <= 200
             assert all(not h.filename.endswith("MEMORY.md") for h in headers)
             assert [h.mtime for h in headers] == sorted((h.mtime for h in headers), reverse=True)
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no AF_UNIX sockets")
+def test_sockets_and_devices_are_left_out(tmp_path: Path, write: Writer) -> None:
+    write("a.md", "x", T0)
+    if len(str(tmp_path / "s.md")) > 100:
+        pytest.skip("the socket path is too long for AF_UNIX")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(tmp_path / "s.md"))
+    try:
+        (tmp_path / "linked-socket.md").symlink_to(tmp_path / "s.md")
+        for device in ("/dev/null", "/dev/zero"):
+            if os.path.exists(device):
+                (tmp_path / f"{os.path.basename(device)}.md").symlink_to(device)
+        headers = scan_memory_files(str(tmp_path))
+    finally:
+        sock.close()
+    assert [h.filename for h in headers] == ["a.md"]

@@ -1,0 +1,236 @@
+"""Filesystem primitives with Go's error texts, reporting every mutation first."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+
+from memref._faults import mutation
+from memref._gostr import errno_text
+from memref.errors import OpError
+
+__all__ = [
+    "NotRegular",
+    "exists",
+    "flocked",
+    "is_dir",
+    "kind_of",
+    "list_dir",
+    "mkdir_all",
+    "op_error",
+    "path_error",
+    "read_regular",
+    "write_file_atomic",
+]
+
+_KINDS = {
+    errno.ENOENT: "not-found",
+    errno.ENOTDIR: "not-a-directory",
+    errno.EISDIR: "is-a-directory",
+    errno.EACCES: "permission-denied",
+    errno.EPERM: "permission-denied",
+    errno.EEXIST: "exists",
+    errno.ENOSPC: "no-space",
+    errno.ENAMETOOLONG: "invalid-input",
+}
+
+
+class NotRegular(OSError):
+    """A path that is neither a regular file nor a directory (a FIFO, a socket, a device)."""
+
+
+def kind_of(exc: OSError) -> str:
+    return _KINDS.get(exc.errno or 0, "io")
+
+
+def path_error(op: str, path: str, exc: OSError) -> str:
+    """Go's *PathError text: ``<op> <path>: <reason>``."""
+    if isinstance(exc, NotRegular):
+        return f"{op} {path}: not a regular file"
+    return f"{op} {path}: {errno_text(exc.errno)}"
+
+
+def op_error(prefix: str, message: str, exc: OSError) -> OpError:
+    return OpError(kind_of(exc), f"{prefix}{message}")
+
+
+def exists(path: str) -> bool:
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+class ReadError(Exception):
+    """A failed read, carrying Go's message and the underlying error."""
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+
+
+def read_regular(path: str) -> bytes:
+    """os.ReadFile, except that a FIFO or device is refused instead of blocking.
+
+    Raises ReadError with Go's text (``open <p>: ...`` or ``read <p>: ...``)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ReadError(path_error("open", path, exc), exc) from exc
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            is_dir_error = OSError(errno.EISDIR, "is a directory")
+            raise ReadError(path_error("read", path, is_dir_error), is_dir_error)
+        if not stat.S_ISREG(info.st_mode):
+            irregular = NotRegular(errno.EINVAL, "not a regular file")
+            raise ReadError(path_error("read", path, irregular), irregular)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except OSError as exc:
+                raise ReadError(path_error("read", path, exc), exc) from exc
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def list_dir(path: str) -> list[tuple[str, int]]:
+    """Entries of a directory as (name, lstat mode); [] when it cannot be listed."""
+    found: list[tuple[str, int]] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                try:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                found.append((entry.name, mode))
+    except (OSError, ValueError):
+        return []
+    return found
+
+
+def mkdir_all(path: str, mode: int = 0o700) -> None:
+    """Go's os.MkdirAll; raises OSError carrying ``filename`` = the path that failed."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        pass
+    else:
+        if stat.S_ISDIR(info.st_mode):
+            return
+        raise OSError(errno.ENOTDIR, "not a directory", path)
+    parent = os.path.dirname(path.rstrip("/"))
+    if parent and parent != path:
+        mkdir_all(parent, mode)
+    try:
+        mutation("mkdir")
+        os.mkdir(path, mode)
+    except OSError as exc:
+        if is_dir(path):
+            return
+        raise OSError(exc.errno, exc.strerror, path) from exc
+
+
+def mkdir_message(exc: OSError) -> str:
+    return path_error("mkdir", str(exc.filename), exc)
+
+
+class SaveError(Exception):
+    """writeFileAtomic failure: ``stage`` is ``writing`` or ``saving``."""
+
+    def __init__(self, stage: str, message: str, cause: OSError) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.message = message
+        self.cause = cause
+
+
+def write_file_atomic(path: str, data: bytes) -> None:
+    """moa's writeFileAtomic: temp file beside ``path``, 0600, fsync, rename, fsync dir."""
+    directory, base = os.path.split(path)
+    temporary = os.path.join(directory, f".{base}.{secrets.randbelow(10**9)}.tmp")
+    try:
+        mutation("create")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise SaveError("writing", path_error("open", temporary, exc), exc) from exc
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                mutation("write")
+                view = view[os.write(fd, view):]
+            mutation("chmod")
+            os.fchmod(fd, 0o600)
+            mutation("fsync")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        _discard(temporary)
+        raise SaveError("writing", path_error("write", temporary, exc), exc) from exc
+    try:
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                raise OSError(errno.EEXIST, "file exists")
+        except FileNotFoundError:
+            pass
+        mutation("rename")
+        os.rename(temporary, path)
+    except OSError as exc:
+        _discard(temporary)
+        message = f"rename {temporary} {path}: {errno_text(exc.errno)}"
+        raise SaveError("saving", message, exc) from exc
+    except BaseException:
+        _discard(temporary)
+        raise
+    try:
+        dir_fd = os.open(directory or ".", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise SaveError("saving", path_error("open", directory, exc), exc) from exc
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _discard(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+@contextlib.contextmanager
+def flocked(path: str) -> Iterator[None]:
+    """An exclusive flock on ``path`` (created 0600 when missing, never deleted)."""
+    if not os.path.lexists(path):
+        mutation("create lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
