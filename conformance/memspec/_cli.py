@@ -149,21 +149,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from memspec.adapters import parse_adapter_spec, parse_tree_owner
     from memspec.cases import load_cases
     from memspec.expectations import load_expectations
+    from memspec.pytest_plugin import check_writable
 
     parse_adapter_spec(args.adapter)
     if args.tree_owner:
         parse_tree_owner(args.tree_owner)
     _check_profiles(args.profile, allow_protocol=True)
+    for option in ("report", "junit", "summary"):
+        if getattr(args, option):
+            check_writable(Path(getattr(args, option)))
     if args.expectations:
         load_expectations(Path(args.expectations))
     load_cases(profiles=[p for p in args.profile if p != "protocol"] or None)
+    if _adapter_is_broken(args):
+        return EXIT_BROKEN
     suite = Path(__file__).resolve().parent / "suite"
     pytest_args = [
         "-c", str(suite / "memspec-run.ini"), "--rootdir", str(suite),
         # memspec itself is imported before pytest starts, so it cannot be rewritten.
         "-W", "ignore::pytest.PytestAssertRewriteWarning",
         "-p", "memspec.pytest_plugin", "-p", "no:benchmark", "--pyargs", "memspec.suite",
-        "-v" if args.verbose else "-q", "--no-header", "-rN", "--tb=no",
+        "-q", "--no-header", "-rN", "--tb=no",
         "--memspec-adapter", args.adapter,
         "--hypothesis-profile", f"memspec-{args.hypothesis_profile}",
     ]
@@ -182,6 +188,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pytest_args += ["--memspec-tree-owner", args.tree_owner]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
+    if args.verbose:
+        pytest_args += ["--memspec-case-lines", "yes", "-o", "console_output_style=classic"]
     if args.workers:
         if importlib.util.find_spec("xdist") is None:
             raise UsageError("-n needs pytest-xdist: pip install 'memspec[xdist]'")
@@ -198,6 +206,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if code == pytest.ExitCode.INTERRUPTED:
         return EXIT_SIGINT
     return EXIT_OK if code == pytest.ExitCode.OK else EXIT_FAILED
+
+
+def _adapter_is_broken(args: argparse.Namespace) -> bool:
+    from memspec._preflight import adapter_problem, write_broken_reports
+    from memspec.adapters import Adapter, parse_tree_owner
+
+    owner = parse_tree_owner(args.tree_owner) if args.tree_owner else None
+    adapter = Adapter(args.adapter, args.timeout or DEFAULT_TIMEOUT_S, owner,
+                      args.max_reply_bytes)
+    problem, implementation = adapter_problem(adapter)
+    if not problem:
+        return False
+    print(f"memspec: adapter broken: {problem}", file=sys.stderr)
+    write_broken_reports(problem, implementation, args.adapter,
+                         *(str(Path(p).resolve()) if p else None
+                           for p in (args.report, args.junit, args.summary)))
+    return True
 
 
 def _keep_hypothesis_files_out_of_cwd() -> None:

@@ -48,6 +48,8 @@ def _not_confusable(char: str) -> bool:
 
 
 def _as_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
     data = text_bytes(value)
     if data is None:
         return None

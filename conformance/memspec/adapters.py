@@ -47,6 +47,7 @@ __all__ = [
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
+_STOP_TIMEOUT_S = 2.0
 
 
 Message = dict[str, Any]
@@ -127,7 +128,8 @@ class SubprocessConnection:
         return note + (f"; stderr: {tail}" if tail else "")
 
     def request(self, message: Message, timeout_s: float) -> Message:
-        line = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        # ASCII JSON: a lone surrogate in the args travels as its escape, as JSON allows.
+        line = (json.dumps(message, ensure_ascii=True) + "\n").encode("ascii")
         assert self._process.stdin is not None
         try:
             self._process.stdin.write(line)
@@ -392,7 +394,8 @@ class Adapter:
         if connection is None:
             return
         if isinstance(connection, SubprocessConnection):
-            connection.stop({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
+            connection.stop({"id": self._id(), "op": "stop", "args": {}},
+                            min(self.timeout_s, _STOP_TIMEOUT_S))
         else:
             with contextlib.suppress(AdapterFault):
                 connection.request({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,15 +134,24 @@ def _step(raw: Mapping[str, Any]) -> Step:
     )
 
 
-def load_case(path: Path, root: Path) -> Case:
-    """Read one fixture file, check it against the schema and its id against its path."""
+def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
+    """Read one fixture file, check it against the schema and its id against its path.
+
+    ``valid`` holds digests of files already found valid against this schema; a file
+    whose digest is there is not validated again, and a newly valid one is added.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise FixtureError(f"{path}: cannot read fixture: {exc}") from exc
-    problems = schema_errors(data)
-    if problems:
-        raise FixtureError(f"{path}: breaks the case schema: {problems[0]}")
+    digest = hashlib.sha256(raw).hexdigest()
+    if valid is None or digest not in valid:
+        problems = schema_errors(data)
+        if problems:
+            raise FixtureError(f"{path}: breaks the case schema: {problems[0]}")
+        if valid is not None:
+            valid.add(digest)
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
         raise FixtureError(f"{path}: id {data['id']!r} does not match its path {expected_id!r}")
@@ -160,12 +172,43 @@ def load_cases(
     """All cases below ``root`` (the bundled fixtures by default), sorted by id."""
     base = root or fixtures_dir()
     wanted = set(profiles) if profiles else None
+    return [case for case in _load_all(base.resolve())
+            if wanted is None or case.profile in wanted]
+
+
+@functools.lru_cache(maxsize=8)
+def _load_all(base: Path) -> tuple[Case, ...]:
+    # One run reads the corpus several times (collection, selection, coverage): once is
+    # enough. A changed fixture file is a new run.
     files = fixture_files(base)
     if not files:
         raise FixtureError(f"no fixture files found below {base}")
-    cases = []
-    for path in files:
-        if wanted is not None and path.relative_to(base).parts[0] not in wanted:
-            continue
-        cases.append(load_case(path, base))
-    return sorted(cases, key=lambda c: c.id)
+    cache = _validation_cache()
+    valid = _read_digests(cache)
+    known = len(valid)
+    cases = tuple(sorted((load_case(path, base, valid) for path in files), key=lambda c: c.id))
+    if len(valid) != known:
+        _write_digests(cache, valid)
+    return cases
+
+
+def _validation_cache() -> Path:
+    schema = schema_path("case.schema.json").read_bytes()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "memspec" / f"valid-cases-{hashlib.sha256(schema).hexdigest()[:16]}"
+
+
+def _read_digests(cache: Path) -> set[str]:
+    try:
+        return set(cache.read_text(encoding="ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def _write_digests(cache: Path, digests: set[str]) -> None:
+    # A cache that cannot be written only costs time on the next run.
+    with contextlib.suppress(OSError):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        temporary.write_text("\n".join(sorted(digests)), encoding="ascii")
+        os.replace(temporary, cache)

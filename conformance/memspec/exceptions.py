@@ -20,6 +20,7 @@ __all__ = [
     "CaseFailure",
     "CaseFault",
     "FixtureError",
+    "HostLimitation",
     "MemspecError",
     "ProtocolViolation",
     "SetupError",
@@ -46,6 +47,11 @@ class CaseFailure(MemspecError):
 class CaseFault(MemspecError):
     """The implementation did not answer properly (crash, hang, garbage), or the case
     could not be set up on this host."""
+
+
+class HostLimitation(MemspecError):
+    """This machine cannot build the case's tree as written (a filesystem that clamps
+    mtimes, say): the case is skipped with a ``host:`` reason, never judged."""
 
 
 class SetupError(MemspecError):

@@ -23,7 +23,15 @@ from memspec._data import fixtures_dir
 from memspec._profiles import PROTOCOL, known_profiles, selectable_profiles
 from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter, parse_tree_owner
 from memspec.cases import Case, load_cases
-from memspec.exceptions import AdapterBroken, CaseFailure, CaseFault, MemspecError, UsageError
+from memspec.exceptions import (
+    AdapterBroken,
+    AdapterFault,
+    CaseFailure,
+    CaseFault,
+    HostLimitation,
+    MemspecError,
+    UsageError,
+)
 from memspec.expectations import load_expectations
 from memspec.report import (
     CaseRecord,
@@ -35,7 +43,7 @@ from memspec.report import (
 )
 from memspec.runner import crash_point_steps, not_claimed_reason, run_case, run_crash_points
 
-__all__ = ["HYPOTHESIS_PROFILES", "OPTIONS"]
+__all__ = ["HYPOTHESIS_PROFILES", "OPTIONS", "check_writable"]
 
 # No example database: a conformance run must not leave .hypothesis/ wherever it starts.
 _COMMON: dict[str, Any] = {"deadline": None, "database": None, "print_blob": False,
@@ -64,6 +72,7 @@ OPTIONS = {
                              "(the harness must run as root)"),
     "export_failures": ("string", "write each failing property's shrunk input here as a "
                                   "fixture file"),
+    "case_lines": ("string", "print one line per case: its outcome and its id"),
 }
 _REPEATABLE = {"profile", "case", "op"}
 _SUITE_DIR = Path(__file__).resolve().parent / "suite"
@@ -141,6 +150,11 @@ class _State:
         self.report_path = _option(config, "report")
         self.junit_path = _option(config, "junit")
         self.summary_path = _option(config, "summary")
+        self.case_lines = bool(_option(config, "case_lines"))
+        if not _is_worker(config):
+            for path in (self.report_path, self.junit_path, self.summary_path):
+                if path:
+                    check_writable(Path(path))
 
     def adapter(self) -> Adapter:
         return Adapter(self.adapter_spec, self.timeout_s, self.tree_owner,
@@ -196,8 +210,9 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def _case_marks(case: Case, kind: str = "fixture") -> list[Any]:
-    return [pytest.mark.memspec_case_id(case.id), pytest.mark.memspec_profile(case.profile),
+def _case_marks(case: Case, kind: str = "fixture", case_id: str = "") -> list[Any]:
+    return [pytest.mark.memspec_case_id(case_id or case.id),
+            pytest.mark.memspec_profile(case.profile),
             pytest.mark.memspec_requirement(*case.requirements),
             pytest.mark.memspec_kind(kind)]
 
@@ -219,8 +234,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         crash = [(case, index) for case in cases for index in crash_point_steps(case)]
         metafunc.parametrize("memspec_crash_case", [
             pytest.param((case, index), id=f"{case.id}/crash-points",
-                         marks=[*_case_marks(case, "crash-points"),
-                                pytest.mark.memspec_case_id(f"{case.id}/crash-points")])
+                         marks=_case_marks(case, "crash-points", f"{case.id}/crash-points"))
             for case, index in crash])
 
 
@@ -237,6 +251,7 @@ def pytest_collection_modifyitems(
     if _STATE not in config.stash:
         return
     state = _state(config)
+    known = selectable_profiles()
     kept = []
     for item in items:
         marker = item.get_closest_marker("memspec_case_id")
@@ -248,6 +263,8 @@ def pytest_collection_modifyitems(
         profile_marker = item.get_closest_marker("memspec_profile")
         profile = str(profile_marker.args[0]) if profile_marker else ""
         if state.profiles and profile not in state.profiles:
+            continue
+        if profile not in known:  # a suite test of a profile these fixtures do not have
             continue
         if state.case_ids and case_id not in state.case_ids:
             continue
@@ -269,11 +286,13 @@ def pytest_collection_modifyitems(
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
         kept.append(item)
     if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        kept_ids = {id(item) for item in kept}
+        config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept_ids])
         items[:] = kept
     if state.expectations:
-        known = {str(m.args[0]) for i in items if (m := i.get_closest_marker("memspec_case_id"))}
-        all_ids = known | {c.id for c in load_cases()}
+        selected = {str(m.args[0]) for i in items
+                    if (m := i.get_closest_marker("memspec_case_id"))}
+        all_ids = selected | {c.id for c in load_cases()}
         stale = sorted(set(state.expectations) - all_ids)
         state.problems.extend(f"expectations: entry {case!r} matches no case" for case in stale)
 
@@ -288,19 +307,22 @@ def _is_empty_case_parameter(item: pytest.Item) -> bool:
         getattr(item, "originalname", "") in ("test_case", "test_crash_points"))
 
 
-def pytest_itemcollected(item: pytest.Item) -> None:
-    """Name each suite item by its case id, so that -v and failures show case ids."""
-    marker = item.get_closest_marker("memspec_case_id")
-    if marker is not None and _STATE in item.config.stash:
-        item._nodeid = str(marker.args[0])  # type: ignore[attr-defined]
-
-
 def pytest_report_teststatus(report: pytest.TestReport,
                              config: pytest.Config) -> tuple[str, str, str] | None:
-    """A fault (the adapter gave no proper answer) counts as an error, not a failure."""
+    """A fault (the adapter gave no proper answer) counts as an error, not a failure.
+
+    Under ``memspec run -v`` the plugin prints one line per case itself, by case id, so
+    pytest's own letters are silenced.
+    """
+    own_lines = _STATE in config.stash and config.stash[_STATE].case_lines
     if report.when == "call" and report.failed and any(
             key == "memspec_fault" for key, _ in report.user_properties):
-        return "error", "E", "ERROR"
+        return "error", "" if own_lines else "E", "ERROR"
+    if own_lines and any(key == "memspec_case" for key, _ in report.user_properties) and (
+            report.when == "call" or report.skipped):
+        category = "xfailed" if hasattr(report, "wasxfail") and report.skipped else \
+            report.outcome
+        return category, "", report.outcome.upper()
     return None
 
 
@@ -360,6 +382,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     message = _property_message(case_id, str(kind.args[0]), call, item)
     report.longrepr = message
     report.user_properties.append(("memspec_message", message))
+    error = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(error, (AdapterFault, AdapterBroken)):
+        report.user_properties.append(("memspec_fault", True))
 
 
 def _property_message(case_id: str, kind: str, call: pytest.CallInfo[None],
@@ -378,7 +403,7 @@ def _property_message(case_id: str, kind: str, call: pytest.CallInfo[None],
         lines += [f"  op:    {last.op}", f"  args:  {abridge(last.args, 400)}",
                   f"  reply: {abridge(last.reply_json(), 400)}"]
         if len(calls) > 1:
-            lines.append("  earlier calls of the same example: " + "; ".join(
+            lines.append("  calls before it: " + "; ".join(
                 f"{c.op} -> {abridge(c.reply_json(), 80)}" for c in calls[:-1]))
     entry = next((e for e in registered_cases() if e.id == case_id), None)
     if entry is not None and entry.divergences:
@@ -445,6 +470,8 @@ def memspec_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any
         failure: MemspecError | None = None
         try:
             run_case(case, memspec_adapter)
+        except HostLimitation as exc:
+            pytest.skip(str(exc))
         except (CaseFault, CaseFailure) as exc:
             failure = exc
         except AdapterBroken as exc:
@@ -468,6 +495,8 @@ def memspec_crash_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) 
         failure: MemspecError | None = None
         try:
             points = run_crash_points(case, memspec_adapter, index)
+        except HostLimitation as exc:
+            pytest.skip(str(exc))
         except (CaseFault, CaseFailure) as exc:
             failure = exc
         except AdapterBroken as exc:
@@ -486,13 +515,11 @@ class _Reporting:
     def __init__(self, state: _State) -> None:
         self.state = state
         self._previous_handlers: dict[int, Any] = {}
+        self.reporter: Any = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         state = self.state
-        for path in (state.report_path, state.junit_path, state.summary_path):
-            if path:
-                _check_writable(Path(path))
         self._catch_sigterm()
         adapter = state.adapter()
         try:
@@ -512,6 +539,7 @@ class _Reporting:
             self._write(_build_report(state))
             pytest.exit(f"adapter broken: {state.broken}", returncode=3)
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        self.reporter = reporter
         if reporter is not None:
             implementation = state.implementation
             reporter.write_line(
@@ -530,7 +558,7 @@ class _Reporting:
             self._previous_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_sigterm)
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
-        if not self.state.interrupted:
+        if not self.state.interrupted and isinstance(excinfo.value, KeyboardInterrupt):
             self.state.interrupted = "SIGINT"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -558,6 +586,12 @@ class _Reporting:
                 else _message(report)
         if outcome == "xfailed" and not message:
             message = str(getattr(report, "wasxfail", ""))
+        if state.case_lines and (report.when == "call" or outcome != "passed"):
+            reporter = self.reporter
+            if reporter is not None:
+                reporter.write_line(f"{outcome.upper():<8} {case_id}"
+                                    + (f"  ({message.splitlines()[0][:100]})"
+                                       if outcome == "skipped" and message else ""))
         state.records[case_id] = CaseRecord(
             id=case_id,
             profile=meta.get("profile", ""),
@@ -607,20 +641,21 @@ class _Reporting:
                                                                    "XPASS")))
 
 
-def _check_writable(path: Path) -> None:
-    """Refuse a report path before the run, not after it."""
+def check_writable(path: Path) -> None:
+    """Refuse a report path before the run, not after it: one line, a usage error."""
     if path.is_dir():
         raise UsageError(f"cannot write {path}: it is a directory")
-    parent = path.parent if str(path.parent) else Path(".")
+    parent = path.parent
     if not parent.is_dir():
         raise UsageError(f"cannot write {path}: no directory {parent}")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"cannot write {path}: permission denied")
+    existed = path.exists()
     try:
         with open(path, "a", encoding="utf-8"):
             pass
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    if not existed:
+        path.unlink()
 
 
 def _write_text(path: Path, text: str) -> None:

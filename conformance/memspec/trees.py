@@ -6,6 +6,7 @@ import base64
 import fnmatch
 import os
 import shutil
+import socket
 import stat
 from collections import Counter
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from typing import Any
 
 from memspec._instants import parse_instant
 from memspec.compare import text_matches_pattern
+from memspec.exceptions import HostLimitation
 
 __all__ = [
     "DEFAULT_MTIME",
@@ -78,6 +80,8 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
             os.symlink(substitute(spec["symlink"], root_text), target)
         elif spec.get("fifo"):
             os.mkfifo(target)
+        elif spec.get("socket"):
+            _bind_socket(target)
         else:
             with open(target, "wb") as handle:
                 handle.write(_content(spec))
@@ -95,6 +99,16 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
                 os.utime(target, ns=(mtime, mtime), follow_symlinks=False)
         else:
             os.utime(target, ns=(mtime, mtime))
+            if "mtime" in spec or "mtime_ns" in spec:
+                held = os.stat(target).st_mtime_ns
+                if held != mtime:
+                    raise HostLimitation(f"host: the filesystem of the temporary directory "
+                                         f"stores mtime {held} for {relative}, not {mtime}")
+
+
+def _bind_socket(target: Path) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(target))
 
 
 def hand_over(root: Path, owner: tuple[int, int]) -> None:
@@ -111,7 +125,7 @@ def hand_over(root: Path, owner: tuple[int, int]) -> None:
 class Entry:
     """One path as found on disk."""
 
-    kind: str  # "file", "dir", "symlink", "fifo", "other"
+    kind: str  # "file", "dir", "symlink", "fifo", "socket", "other"
     mode: int
     mtime_ns: int
     content: bytes = b""
@@ -139,6 +153,8 @@ def read_tree(root: Path) -> dict[str, Entry]:
                 visit(path, relative + "/")
             elif stat.S_ISREG(info.st_mode):
                 found[relative] = Entry("file", mode, info.st_mtime_ns, content=_read(path))
+            elif stat.S_ISSOCK(info.st_mode):
+                found[relative] = Entry("socket", mode, info.st_mtime_ns)
             elif stat.S_ISFIFO(info.st_mode):
                 found[relative] = Entry("fifo", mode, info.st_mtime_ns)
             else:
@@ -204,6 +220,8 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
         kind = "symlink"
     elif spec.get("fifo"):
         kind = "fifo"
+    elif spec.get("socket"):
+        kind = "socket"
     else:
         kind = "file"
     if entry.kind != kind:

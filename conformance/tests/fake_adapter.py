@@ -4,7 +4,9 @@ Usage: python fake_adapter.py MODE. MODE says how it misbehaves on ``demo.echo``
 whose ``value`` starts with ``!``: ``good`` (never), ``crash`` (exits), ``hang`` (sleeps),
 ``garbage`` (prints a line that is not JSON), ``wrong`` (answers a wrong value),
 ``bad-id`` (echoes the wrong id), ``stderr`` (writes to stderr, then answers correctly),
-``bad-start`` (refuses the handshake), ``old-protocol`` (claims protocol 0.1.0).
+``bad-start`` (refuses the handshake), ``old-protocol`` (claims protocol 0.1.0),
+``hostile`` (answers text no report format can carry as it is: a lone surrogate, NUL,
+escape and other control characters), ``huge`` (answers 50 MB).
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ def answer(message: dict, mode: str) -> dict | str | None:
             return {"id": "someone-else", "result": value}
         if mode == "stderr":
             print("a warning on stderr", file=sys.stderr, flush=True)
+        if mode == "hostile":
+            return {"id": request_id, "result": "\udcff\x00\x1b[31m\x07 \u2028 i\u0307d"} \
+                if value == "!one" else {
+                "id": request_id, "error": {"kind": "io", "message": "\udcff\x00\x01"}}
+        if mode == "huge":
+            return {"id": request_id, "result": "x" * 50_000_000}
     return {"id": request_id, "result": value}
 
 

@@ -82,8 +82,12 @@ def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, m
 @suite_case("memdir/age/property-age-days-floors-elapsed-days", "MEMDIR-AGE-001",
             "MEMDIR-AGE-004", divergences=("memdir#2",))
 @settings(deadline=None)
-@given(mtime=instants(), elapsed=st.integers(min_value=-3 * NS_PER_DAY,
-                                             max_value=4000 * NS_PER_DAY))
+@given(mtime=instants(), elapsed=st.one_of(
+    st.integers(min_value=-3 * NS_PER_DAY, max_value=4000 * NS_PER_DAY),
+    st.builds(lambda days, offset: days * NS_PER_DAY + offset,
+              st.integers(min_value=-3, max_value=4000),
+              st.one_of(st.sampled_from([0, -1, 1, NS_PER_DAY // 2, -NS_PER_DAY // 2]),
+                        st.integers(min_value=-NS_PER_DAY + 1, max_value=NS_PER_DAY - 1)))))
 def test_age_days_floors_whole_elapsed_days(memspec_adapter: Adapter, mtime: int,
                                             elapsed: int) -> None:
     """age_days is the number of whole 24-hour periods elapsed, exactly."""

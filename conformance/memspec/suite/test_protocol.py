@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from memspec import PROTOCOL_VERSION
 from memspec.adapters import Adapter
 from memspec.cases import load_cases
@@ -61,7 +63,8 @@ def test_one_reply_per_request(memspec_adapter: Adapter) -> None:
 def test_outcome_depends_only_on_args(memspec_adapter: Adapter) -> None:
     """The same case in two different directories gives the same answers."""
     claimed = [case for case in load_cases(profiles=memspec_adapter.handshake.profiles)
-               if not not_claimed_reason(case, memspec_adapter)]
+               if not not_claimed_reason(case, memspec_adapter)
+               and not any(step.concurrent for step in case.steps)]
     sample = [case for case in claimed if case.tree][:_REPEATS] + [
         case for case in claimed if not case.tree][:_REPEATS]
     for case in sample:
@@ -75,6 +78,20 @@ def test_outcome_depends_only_on_args(memspec_adapter: Adapter) -> None:
                                               else response.error_kind, str(root)))
                 answers.append(replies)
         assert json_equal(answers[0], answers[1]), case.id
+
+
+@suite_case("protocol/fault/reply-counts-mutations", "PROTOCOL-FAULT-001", kind="protocol")
+def test_a_request_with_a_fault_is_answered_with_a_mutation_count(
+        memspec_adapter: Adapter) -> None:
+    """An adapter claiming fault-injection answers a request with a fault, and says how
+    many filesystem mutations it attempted."""
+    if "fault-injection" not in memspec_adapter.handshake.capabilities:
+        pytest.skip("not claimed: capability fault-injection")
+    for profile in memspec_adapter.handshake.profiles:
+        reply = memspec_adapter.raw_request({"id": f"fault-{profile}", "op": f"{profile}.constants",
+                                             "args": {}, "fault": {"fail_mutation": 1}})
+        assert message_errors(reply, "op.reply") == []
+        assert isinstance(reply.get("mutations"), int) and reply["mutations"] >= 0, reply
 
 
 def _normalise(value: Any, root: str) -> Any:

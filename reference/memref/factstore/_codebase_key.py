@@ -30,10 +30,17 @@ __all__ = [
     "trim_git_eol",
 ]
 
-_SCRUBBED = frozenset({
-    "GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-})
+_SCRUBBED = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_COMMON_DIR",
+        "GIT_WORK_TREE",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+    }
+)
 
 
 def hash_key(path: str) -> str:
@@ -93,8 +100,13 @@ def _run_git(directory: str, env: Mapping[str, str]) -> bytes | None:
     try:
         process = subprocess.Popen(
             [git, "rev-parse", "--is-bare-repository", "--git-common-dir"],
-            cwd=directory, env=scrub_env(env), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+            cwd=directory,
+            env=scrub_env(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
     try:
@@ -140,8 +152,11 @@ def _repo_path(directory: str, env: Mapping[str, str], cwd: str | None) -> str |
     common = rest.removesuffix("\n")
     if common.endswith("\r"):
         # A name that really ends in CR keeps it; a CRLF line ending loses it.
-        kept = common if common.startswith("/") else posixpath.join(
-            canonicalize_path(absolute), common)
+        kept = (
+            common
+            if common.startswith("/")
+            else posixpath.join(canonicalize_path(absolute), common)
+        )
         if not os.path.lexists(kept):
             common = common[:-1]
     if common == "":
@@ -154,8 +169,9 @@ def _repo_path(directory: str, env: Mapping[str, str], cwd: str | None) -> str |
     return path
 
 
-def codebase_identity(directory: str, env: Mapping[str, str] | None = None,
-                      cwd: str | None = None) -> Identity:
+def codebase_identity(
+    directory: str, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> Identity:
     found = _repo_path(directory, env or {}, cwd)
     if found is not None:
         return Identity(found, True)
@@ -165,13 +181,15 @@ def codebase_identity(directory: str, env: Mapping[str, str] | None = None,
         return Identity(_clean(directory), False)
 
 
-def codebase_key(directory: str, env: Mapping[str, str] | None = None,
-                 cwd: str | None = None) -> str:
+def codebase_key(
+    directory: str, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> str:
     return hash_key(codebase_identity(directory, env, cwd).path)
 
 
-def repo_codebase_key(directory: str, env: Mapping[str, str] | None = None,
-                      cwd: str | None = None) -> tuple[str, bool]:
+def repo_codebase_key(
+    directory: str, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> tuple[str, bool]:
     found = _repo_path(directory, env or {}, cwd)
     if found is None:
         return "", False

@@ -179,7 +179,7 @@ def write_file_atomic(path: str, data: bytes) -> None:
             view = memoryview(data)
             while view:
                 mutation("write")
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             mutation("chmod")
             os.fchmod(fd, 0o600)
             mutation("fsync")

@@ -26,10 +26,25 @@ __all__ = [
 ]
 
 _HEX = "0123456789abcdef"
-_SHORT_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r",
-                  0x09: "\\t", 0x0B: "\\v"}
-_UNESCAPE = {ord("a"): 0x07, ord("b"): 0x08, ord("f"): 0x0C, ord("n"): 0x0A,
-             ord("r"): 0x0D, ord("t"): 0x09, ord("v"): 0x0B, ord("\\"): 0x5C}
+_SHORT_ESCAPES = {
+    0x07: "\\a",
+    0x08: "\\b",
+    0x0C: "\\f",
+    0x0A: "\\n",
+    0x0D: "\\r",
+    0x09: "\\t",
+    0x0B: "\\v",
+}
+_UNESCAPE = {
+    ord("a"): 0x07,
+    ord("b"): 0x08,
+    ord("f"): 0x0C,
+    ord("n"): 0x0A,
+    ord("r"): 0x0D,
+    ord("t"): 0x09,
+    ord("v"): 0x0B,
+    ord("\\"): 0x5C,
+}
 
 
 class FactFormatError(ValueError):
@@ -58,7 +73,7 @@ def _decode_rune(data: bytes, i: int) -> tuple[int, int]:
     if first < 0x80:
         return first, 1
     for width in (2, 3, 4):
-        chunk = data[i:i + width]
+        chunk = data[i : i + width]
         try:
             text = chunk.decode("utf-8")
         except UnicodeDecodeError:
@@ -130,7 +145,7 @@ def _unquote_char(data: bytes, i: int, quote: int) -> tuple[bytes, int] | None:
         return bytes([_UNESCAPE[c]]), i
     if c in (ord("x"), ord("u"), ord("U")):
         n = {ord("x"): 2, ord("u"): 4, ord("U"): 8}[c]
-        digits = data[i:i + n]
+        digits = data[i : i + n]
         if len(digits) < n or any(chr(d) not in "0123456789abcdefABCDEF" for d in digits):
             return None
         value = int(digits.decode("ascii"), 16)
@@ -141,7 +156,7 @@ def _unquote_char(data: bytes, i: int, quote: int) -> tuple[bytes, int] | None:
             return None
         return chr(value).encode("utf-8"), i
     if ord("0") <= c <= ord("7"):
-        digits = data[i:i + 2]
+        digits = data[i : i + 2]
         if len(digits) < 2 or any(not ord("0") <= d <= ord("7") for d in digits):
             return None
         value = ((c - 48) << 6) | ((digits[0] - 48) << 3) | (digits[1] - 48)
@@ -168,10 +183,10 @@ def go_unquote(text: str) -> str | None:
     if quote == 0x60:
         if end != len(data):
             return None
-        return decode(data[1:end - 1].replace(b"\r", b""))
+        return decode(data[1 : end - 1].replace(b"\r", b""))
     if quote not in (0x22, 0x27):
         return None
-    inner = data[1:end - 1]
+    inner = data[1 : end - 1]
     if b"\\" not in inner and b"\n" not in inner:
         valid = False
         if quote == 0x22:
@@ -270,7 +285,7 @@ def parse_fact(content: str) -> Memory:
         unquoted = go_unquote(raw_when)
         if unquoted is not None and "\r" not in unquoted and "\n" not in unquoted:
             when = unquoted
-    body = "\n".join(lines[end + 1:]).strip("\n")
+    body = "\n".join(lines[end + 1 :]).strip("\n")
     return Memory(
         name=values.get("name", ""),
         description=values.get("description", ""),

@@ -34,7 +34,7 @@ def _string(text: str) -> str:
             continue
         for width in (2, 3, 4):
             try:
-                rune = data[i:i + width].decode("utf-8")
+                rune = data[i : i + width].decode("utf-8")
             except UnicodeDecodeError:
                 continue
             if len(rune) == 1:
@@ -96,7 +96,7 @@ def _replace_invalid(data: bytes) -> str:
             continue
         for width in (2, 3, 4):
             try:
-                rune = data[i:i + width].decode("utf-8")
+                rune = data[i : i + width].decode("utf-8")
             except UnicodeDecodeError:
                 continue
             if len(rune) == 1:
@@ -107,4 +107,3 @@ def _replace_invalid(data: bytes) -> str:
             out.append("\ufffd")
             i += 1
     return "".join(out)
-

@@ -34,6 +34,8 @@ def format_index(memories: list[Memory]) -> bytes:
     out = project_text + global_text
     dropped = global_dropped + project_dropped
     if dropped > 0:
-        out += encode(f"- \u2026 ({dropped} more facts not shown; use the memory tool's list "
-                      "action to see all)\n")
+        out += encode(
+            f"- \u2026 ({dropped} more facts not shown; use the memory tool's list "
+            "action to see all)\n"
+        )
     return out

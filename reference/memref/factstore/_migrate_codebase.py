@@ -120,8 +120,11 @@ def load_record(path: str) -> Record | None:
         return None
     if not isinstance(data, dict):
         return None
-    version, updated, complete = data.get("version"), data.get("updated_at"), data.get(
-        "complete", False)
+    version, updated, complete = (
+        data.get("version"),
+        data.get("updated_at"),
+        data.get("complete", False),
+    )
     if version != 1 or isinstance(version, bool) or not isinstance(complete, bool):
         return None
     if not isinstance(updated, str):
@@ -147,7 +150,8 @@ class _Store:
 
 def _fact_files(memory_dir: str) -> list[str]:
     return sorted(
-        name for name, mode in list_dir(memory_dir)
+        name
+        for name, mode in list_dir(memory_dir)
         if stat.S_ISREG(mode) and name.endswith(".md") and not is_reserved(name)
     )
 
@@ -178,7 +182,7 @@ def _count_facts(memory_dir: str) -> int:
     return len(_fact_files(memory_dir))
 
 
-def _must_look_again(record: Record, projects: str, own: str) -> bool:
+def _must_look_again(record: Record, projects: str, own: str, base: str) -> bool:
     own_memory = os.path.join(projects, own, "memory")
     entry = record.entry(own)
     if entry is None:
@@ -186,7 +190,7 @@ def _must_look_again(record: Record, projects: str, own: str) -> bool:
             return True
     elif _count_facts(own_memory) > entry.facts:
         return True
-    return any(p.cwd and exists(p.cwd) for p in record.pending)
+    return any(p.cwd and exists(os.path.join(base, p.cwd)) for p in record.pending)
 
 
 @dataclass
@@ -218,8 +222,9 @@ def _collect(store: _Store) -> list[_Variant]:
         try:
             mtime = os.lstat(path).st_mtime_ns
         except OSError as exc:
-            raise OpError(kind_of(exc), f"memory: reading {path}: "
-                                        f"{path_error('lstat', path, exc)}") from exc
+            raise OpError(
+                kind_of(exc), f"memory: reading {path}: {path_error('lstat', path, exc)}"
+            ) from exc
         found.append(_Variant(filename[:-3], data, mtime, path, store.hash))
     if _flat_is_fact(store.path):
         flat = os.path.join(store.path, V1_FLAT_FILE)
@@ -235,8 +240,9 @@ def _existing(project_dir: str) -> dict[str, bytes]:
 
 
 def _duplicate(variant: bytes, kept: dict[str, bytes]) -> bool:
-    return any(variant == data or rename_fact_header(variant, name) == data
-               for name, data in kept.items())
+    return any(
+        variant == data or rename_fact_header(variant, name) == data for name, data in kept.items()
+    )
 
 
 def _kept(name: str, dest: dict[str, bytes]) -> dict[str, bytes]:
@@ -270,18 +276,22 @@ def _merge(project_dir: str, variants: list[_Variant], skip: dict[str, set[str]]
                 try:
                     mkdir_all(project_dir, 0o700)
                 except OSError as exc:
-                    raise OpError(kind_of(exc), "memory: creating memory dir: "
-                                                + mkdir_message(exc)) from exc
+                    raise OpError(
+                        kind_of(exc), "memory: creating memory dir: " + mkdir_message(exc)
+                    ) from exc
                 made_dir = True
             path = os.path.join(project_dir, target + ".md")
             try:
                 write_file_atomic(path, data)
             except SaveError as exc:
-                raise OpError(kind_of(exc.cause), "memory: writing migrated fact: "
-                                                  f"{exc.stage} memory: {exc.message}") from exc
+                raise OpError(
+                    kind_of(exc.cause),
+                    f"memory: writing migrated fact: {exc.stage} memory: {exc.message}",
+                ) from exc
             if not os.path.lexists(path):
-                raise OpError("io", f"memory: migrated fact {go_quote(target)} is missing after "
-                                    "writing it")
+                raise OpError(
+                    "io", f"memory: migrated fact {go_quote(target)} is missing after writing it"
+                )
             dest[target] = data
             reserved.add(target)
             written.append(target)
@@ -324,29 +334,33 @@ def _load_ledger(path: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _update_ledger(config_dir: str, sources: set[str], orphans: list[StoreEntry],
-                   now: int) -> None:
+def _update_ledger(config_dir: str, sources: set[str], orphans: list[StoreEntry], now: int) -> None:
     codebases = os.path.join(config_dir, "codebases")
     path = os.path.join(codebases, LEDGER_FILE)
+    elsewhere = _copied_elsewhere(codebases)
+    orphans = [o for o in orphans if o.hash not in elsewhere and o.hash not in sources]
     if not orphans and not os.path.lexists(path):
         return
     try:
         mkdir_all(codebases, 0o700)
     except OSError as exc:
-        raise OpError(kind_of(exc), "memory: creating codebases dir: "
-                                    + mkdir_message(exc)) from exc
+        raise OpError(
+            kind_of(exc), "memory: creating codebases dir: " + mkdir_message(exc)
+        ) from exc
     lock = os.path.join(codebases, LEDGER_LOCK_FILE)
     try:
         guard = flocked(lock)
         guard.__enter__()
     except OSError as exc:
-        raise OpError(kind_of(exc), "memory: locking orphan ledger: "
-                                    + path_error("open", lock, exc)) from exc
+        raise OpError(
+            kind_of(exc), "memory: locking orphan ledger: " + path_error("open", lock, exc)
+        ) from exc
     try:
         before = _load_ledger(path)
-        entries = {h: e for h, e in before.items()
-                   if isinstance(e.get("path"), str) and exists(e["path"])}
-        gone = sources | _copied_elsewhere(codebases)
+        entries = {
+            h: e for h, e in before.items() if isinstance(e.get("path"), str) and exists(e["path"])
+        }
+        gone = sources | elsewhere
         for store_hash in gone:
             entries.pop(store_hash, None)
         for orphan in orphans:
@@ -371,14 +385,18 @@ def _update_ledger(config_dir: str, sources: set[str], orphans: list[StoreEntry]
         try:
             write_file_atomic(path, marshal_indent(ledger))
         except SaveError as exc:
-            raise OpError(kind_of(exc.cause), "memory: writing orphan ledger: "
-                                              f"{exc.stage} memory: {exc.message}") from exc
+            raise OpError(
+                kind_of(exc.cause),
+                f"memory: writing orphan ledger: {exc.stage} memory: {exc.message}",
+            ) from exc
     finally:
         guard.__exit__(None, None, None)
 
 
-def migrate_codebase(config_dir: str, workspace: str, now: int,
-                     env: Mapping[str, str] | None = None) -> Outcome:
+def migrate_codebase(
+    config_dir: str, workspace: str, now: int, env: Mapping[str, str] | None = None, base: str = "/"
+) -> Outcome:
+    """Run the migration; relative session cwds are taken relative to ``base``."""
     env = env or {}
     key = codebase_key(workspace, env)
     own = project_hash(workspace)
@@ -387,7 +405,7 @@ def migrate_codebase(config_dir: str, workspace: str, now: int,
     project_dir = os.path.join(codebase_root, "memory")
     record_path = os.path.join(codebase_root, RECORD_FILE)
     record = load_record(record_path)
-    if record is not None and record.complete and not _must_look_again(record, projects, own):
+    if record is not None and record.complete and not _must_look_again(record, projects, own, base):
         return Outcome(fast_path=True)
     stores = _discover(projects)
     if not stores:
@@ -395,33 +413,46 @@ def migrate_codebase(config_dir: str, workspace: str, now: int,
     try:
         mkdir_all(codebase_root, 0o700)
     except OSError as exc:
-        raise OpError(kind_of(exc), "memory: creating codebase dir: "
-                                    + mkdir_message(exc)) from exc
+        raise OpError(kind_of(exc), "memory: creating codebase dir: " + mkdir_message(exc)) from exc
     lock = os.path.join(codebase_root, MIGRATION_LOCK_FILE)
     try:
         guard = flocked(lock)
         guard.__enter__()
     except OSError as exc:
-        raise OpError(kind_of(exc), "memory: locking migration: "
-                                    + path_error("open", lock, exc)) from exc
+        raise OpError(
+            kind_of(exc), "memory: locking migration: " + path_error("open", lock, exc)
+        ) from exc
     try:
         record = load_record(record_path)
-        if record is not None and record.complete and not _must_look_again(record, projects,
-                                                                            own):
+        if (
+            record is not None
+            and record.complete
+            and not _must_look_again(record, projects, own, base)
+        ):
             return Outcome()
-        return _migrate_locked(config_dir, key, own, stores, record, project_dir,
-                               record_path, now, env)
+        return _migrate_locked(
+            config_dir, key, own, stores, record, project_dir, record_path, now, env, base
+        )
     finally:
         guard.__exit__(None, None, None)
 
 
-def _migrate_locked(config_dir: str, key: str, own: str, stores: list[_Store],
-                    record: Record | None, project_dir: str, record_path: str, now: int,
-                    env: Mapping[str, str]) -> Outcome:
+def _migrate_locked(
+    config_dir: str,
+    key: str,
+    own: str,
+    stores: list[_Store],
+    record: Record | None,
+    project_dir: str,
+    record_path: str,
+    now: int,
+    env: Mapping[str, str],
+    base: str,
+) -> Outcome:
     scan = scan_cwds(os.path.join(config_dir, "sessions"))
     cwd_of: dict[str, str] = {}
     for cwd in scan.cwds:
-        cwd_of.setdefault(project_hash(cwd), cwd)
+        cwd_of.setdefault(project_hash(cwd, base), cwd)
     sources: list[tuple[_Store, str]] = []
     unattributed: list[tuple[_Store, str]] = []
     for store in stores:
@@ -429,17 +460,20 @@ def _migrate_locked(config_dir: str, key: str, own: str, stores: list[_Store],
             sources.append((store, ""))
         elif store.hash not in cwd_of:
             unattributed.append((store, ""))
-        elif not exists(cwd_of[store.hash]):
+        elif not exists(os.path.join(base, cwd_of[store.hash])):
             unattributed.append((store, cwd_of[store.hash]))
-        elif codebase_key(cwd_of[store.hash], env) == key:
+        elif codebase_key(cwd_of[store.hash], env, base) == key:
             sources.append((store, cwd_of[store.hash]))
     entries: dict[str, StoreEntry] = {}
     for old in record.copied if record else []:
         best = record.entry(old.hash) if record else None
         if best is not None:
             entries[old.hash] = best
-    to_copy = [(s, cwd) for s, cwd in sources
-               if not (s.hash in entries and entries[s.hash].facts >= s.facts)]
+    to_copy = [
+        (s, cwd)
+        for s, cwd in sources
+        if not (s.hash in entries and entries[s.hash].facts >= s.facts)
+    ]
     variants: list[_Variant] = []
     for store, _ in to_copy:
         variants.extend(_collect(store))
@@ -447,13 +481,20 @@ def _migrate_locked(config_dir: str, key: str, own: str, stores: list[_Store],
     written = _merge(project_dir, variants, skip)
     for store, cwd in to_copy:
         digests = skip.get(store.hash, set()) | {
-            _digest(v.data) for v in variants if v.store == store.hash}
+            _digest(v.data) for v in variants if v.store == store.hash
+        }
         entries[store.hash] = StoreEntry(store.hash, cwd, store.facts, sorted(digests))
-    pending = [StoreEntry(s.hash, cwd, s.facts) for s, cwd in unattributed
-               if s.facts > 0 and cwd and _could_belong_to(cwd, key, env)]
+    pending = [
+        StoreEntry(s.hash, cwd, s.facts)
+        for s, cwd in unattributed
+        if s.facts > 0 and cwd and _could_belong_to(os.path.join(base, cwd), key, env)
+    ]
     pending_hashes = {p.hash for p in pending}
-    orphans = [StoreEntry(s.hash, cwd, s.facts) for s, cwd in unattributed
-               if s.facts > 0 and s.hash not in pending_hashes]
+    orphans = [
+        StoreEntry(s.hash, cwd, s.facts)
+        for s, cwd in unattributed
+        if s.facts > 0 and s.hash not in pending_hashes
+    ]
     copied_now = sorted(entries.values(), key=lambda e: encode(e.hash))
     _update_ledger(config_dir, {s.hash for s, _ in sources} | set(entries), orphans, now)
     document: dict[str, Any] = {
@@ -468,7 +509,8 @@ def _migrate_locked(config_dir: str, key: str, own: str, stores: list[_Store],
     try:
         write_file_atomic(record_path, marshal_indent(document))
     except SaveError as exc:
-        raise OpError(kind_of(exc.cause), "memory: writing migration record: "
-                                          f"{exc.stage} memory: {exc.message}") from exc
+        raise OpError(
+            kind_of(exc.cause),
+            f"memory: writing migration record: {exc.stage} memory: {exc.message}",
+        ) from exc
     return Outcome(written=written)
-

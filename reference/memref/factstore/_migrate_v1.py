@@ -55,7 +55,8 @@ def _held(project_dir: str, data: bytes, content: str) -> bool:
             existing = read_regular(os.path.join(project_dir, filename))
         except ReadError:
             continue
-        if trim_space(decode(existing)) == wanted:
+        have = trim_space(decode(existing))
+        if have == wanted or have == trim_space(decode(rename_fact_header(data, filename[:-3]))):
             return True
         try:
             if parse_fact(decode(existing)).body == content:

@@ -46,8 +46,9 @@ class Resolved:
 def _bad_name(name: str) -> OpError:
     from memref.factstore._format import go_quote
 
-    return OpError("invalid-input",
-                   f"invalid name {go_quote(name)}: use kebab-case ascii [a-z0-9-]")
+    return OpError(
+        "invalid-input", f"invalid name {go_quote(name)}: use kebab-case ascii [a-z0-9-]"
+    )
 
 
 def _exists(path: str) -> bool:
@@ -67,9 +68,10 @@ def resolve(dirs: StoreDirs, fact_id: str) -> Resolved:
         if not valid_name(name):
             raise _bad_name(name)
         if scope not in ("project", "global"):
-            raise OpError("invalid-input",
-                          f"invalid scope {go_quote(scope)}: use \"project/{name}\" or "
-                          f"\"global/{name}\"")
+            raise OpError(
+                "invalid-input",
+                f'invalid scope {go_quote(scope)}: use "project/{name}" or "global/{name}"',
+            )
         return Resolved(scope, name, os.path.join(dirs.dir_for(scope), name + ".md"))
     if not valid_name(fact_id):
         raise _bad_name(fact_id)
@@ -77,9 +79,11 @@ def resolve(dirs: StoreDirs, fact_id: str) -> Resolved:
     global_ = os.path.join(dirs.global_dir, fact_id + ".md")
     in_project, in_global = _exists(project), _exists(global_)
     if in_project and in_global:
-        raise OpError("invalid-input",
-                      f"{go_quote(fact_id)} exists in both scopes; qualify it as "
-                      f"\"project/{fact_id}\" or \"global/{fact_id}\"")
+        raise OpError(
+            "invalid-input",
+            f"{go_quote(fact_id)} exists in both scopes; qualify it as "
+            f'"project/{fact_id}" or "global/{fact_id}"',
+        )
     if in_global:
         return Resolved("global", fact_id, global_)
     return Resolved("project", fact_id, project)

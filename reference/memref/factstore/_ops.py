@@ -82,7 +82,8 @@ def _env(args: Args) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
         raise OpError("invalid-args", "argument 'env' must map names to strings")
     for key, item in value.items():
         if "\x00" in key or "\x00" in item or "=" in key or key == "":
@@ -101,8 +102,16 @@ def _relative_ok(args: Args, name: str) -> str:
 
 def _dirs(args: Args) -> StoreDirs:
     if "config_dir" in args:
-        return new_store(_path(args, "config_dir"), _relative_ok(args, "workspace"),
-                         _env(args), _opt_cwd(args))
+        config_dir = _path(args, "config_dir")
+        workspace = _relative_ok(args, "workspace")
+        legacy = _wire.arg_bool(args, "legacy", False)
+        if legacy:
+            hashed = project_hash(workspace, _opt_cwd(args))
+            return StoreDirs(
+                os.path.join(config_dir, "global", "memory"),
+                os.path.join(config_dir, "projects", hashed, "memory"),
+            )
+        return new_store(config_dir, workspace, _env(args), _opt_cwd(args))
     return StoreDirs(_path(args, "global_dir"), _path(args, "project_dir"))
 
 
@@ -200,8 +209,7 @@ def _write_op(args: Args) -> Any:
 
 def _read_op(args: Args) -> Any:
     memory = read(_dirs(args), _text(args, "id"))
-    return {"found": memory is not None,
-            "memory": None if memory is None else _memory_out(memory)}
+    return {"found": memory is not None, "memory": None if memory is None else _memory_out(memory)}
 
 
 def _delete_op(args: Args) -> Any:
@@ -265,8 +273,11 @@ def _trim_git_eol_op(args: Args) -> Any:
 
 def _scan_cwds_op(args: Args) -> Any:
     result = scan_cwds(_path(args, "sessions_dir"))
-    return {"cwds": [text_out(c) for c in result.cwds], "unreadable": result.unreadable,
-            "no_cwd": result.no_cwd}
+    return {
+        "cwds": [text_out(c) for c in result.cwds],
+        "unreadable": result.unreadable,
+        "no_cwd": result.no_cwd,
+    }
 
 
 def _migrate_v1_op(args: Args) -> Any:
@@ -286,7 +297,7 @@ def _migrate_codebase_op(args: Args) -> Any:
     env, cwd = _env(args), _opt_cwd(args)
     if cwd is not None and not workspace.startswith("/"):
         workspace = os.path.join(cwd, workspace)
-    migrate_codebase(config_dir, workspace, now, env)
+    migrate_codebase(config_dir, workspace, now, env, cwd or "/")
     return None
 
 
@@ -319,7 +330,7 @@ OPS: dict[str, Callable[[Args], Any]] = {
     "factstore.repo_codebase_key": _repo_codebase_key_op,
     "factstore.trim_git_eol": _trim_git_eol_op,
     "factstore.scan_cwds": _scan_cwds_op,
-    "factstore.migrate_v1_if_needed": _migrate_v1_op,
+    "factstore.migrate_flat_if_needed": _migrate_v1_op,
     "factstore.migrate_codebase": _migrate_codebase_op,
     "factstore.migrate": _migrate_op,
 }

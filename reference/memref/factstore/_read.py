@@ -79,5 +79,4 @@ def list_facts(dirs: StoreDirs) -> list[Memory]:
     found: dict[str, Memory] = {}
     _scan(dirs.global_dir, "global", found)
     _scan(dirs.project_dir, "project", found)
-    return sorted(found.values(),
-                  key=lambda m: (m.scope != "project", encode(m.name)))
+    return sorted(found.values(), key=lambda m: (m.scope != "project", encode(m.name)))

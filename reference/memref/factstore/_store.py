@@ -11,8 +11,11 @@ from memref.factstore._names import StoreDirs
 __all__ = ["new_store"]
 
 
-def new_store(config_dir: str, workspace: str, env: Mapping[str, str] | None = None,
-              cwd: str | None = None) -> StoreDirs:
+def new_store(
+    config_dir: str, workspace: str, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> StoreDirs:
     key = codebase_key(workspace, env or {}, cwd)
-    return StoreDirs(os.path.join(config_dir, "global", "memory"),
-                     os.path.join(config_dir, "codebases", key, "memory"))
+    return StoreDirs(
+        os.path.join(config_dir, "global", "memory"),
+        os.path.join(config_dir, "codebases", key, "memory"),
+    )

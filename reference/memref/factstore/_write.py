@@ -16,8 +16,8 @@ __all__ = ["LIFECYCLE_MESSAGE", "check", "write"]
 
 LIFECYCLE_MESSAGE = (
     "memory must declare its lifecycle: an ephemeral fact needs invalidate_when with a "
-    "condition another agent can check without asking the user (for example, \"when issue "
-    "#84 is closed\"), while a permanent fact needs durable: true (for example, a user "
+    'condition another agent can check without asking the user (for example, "when issue '
+    '#84 is closed"), while a permanent fact needs durable: true (for example, a user '
     "preference)"
 )
 EXCLUSIVE_MESSAGE = (
@@ -34,19 +34,24 @@ def _control(char: str) -> bool:
 def check(memory: Memory) -> tuple[Memory, bytes]:
     """Validate ``memory`` as Write does; return it (condition normalised) and its bytes."""
     if not valid_name(memory.name):
-        raise OpError("invalid-input",
-                      f"invalid name {go_quote(memory.name)}: use kebab-case ascii [a-z0-9-]")
+        raise OpError(
+            "invalid-input", f"invalid name {go_quote(memory.name)}: use kebab-case ascii [a-z0-9-]"
+        )
     if not valid_type(memory.type):
-        raise OpError("invalid-input",
-                      f"invalid type {go_quote(memory.type)}: use user|feedback|project|reference")
+        raise OpError(
+            "invalid-input",
+            f"invalid type {go_quote(memory.type)}: use user|feedback|project|reference",
+        )
     if trim_space(memory.description) == "":
         raise OpError("invalid-input", "description is required")
     if "\r" in memory.description or "\n" in memory.description:
         raise OpError("invalid-input", "description must be a single line")
     for char in memory.description:
         if _control(char):
-            raise OpError("invalid-input", "description must not contain control characters "
-                                           f"(found {go_quote_rune(char)})")
+            raise OpError(
+                "invalid-input",
+                f"description must not contain control characters (found {go_quote_rune(char)})",
+            )
     when = memory.invalidate_when
     if trim_space(when) == "":
         when = ""
@@ -56,8 +61,15 @@ def check(memory: Memory) -> tuple[Memory, bytes]:
         raise OpError("invalid-input", EXCLUSIVE_MESSAGE)
     if "\r" in when or "\n" in when:
         raise OpError("invalid-input", "invalidate_when must be a single line")
-    checked = Memory(memory.name, memory.description, memory.type, when, memory.durable,
-                     memory.body, scope_for_type(memory.type))
+    checked = Memory(
+        memory.name,
+        memory.description,
+        memory.type,
+        when,
+        memory.durable,
+        memory.body,
+        scope_for_type(memory.type),
+    )
     data = serialize(checked).encode("utf-8", "surrogateescape")
     if len(data) > MAX_FACT_SIZE:
         raise OpError("invalid-input", f"fact exceeds 16KB limit ({len(data)} bytes)")
@@ -78,4 +90,3 @@ def write(dirs: StoreDirs, memory: Memory) -> str:
     except SaveError as exc:
         raise OpError(kind_of(exc.cause), f"{exc.stage} memory: {exc.message}") from exc
     return path
-

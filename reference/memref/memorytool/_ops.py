@@ -104,8 +104,11 @@ def _tool_definition_select_op(args: Args) -> Any:
     for pointer, needle in _contains_pairs(args):
         value = resolve_pointer(definition, pointer)
         contains.append(isinstance(value, str) and _fold(needle) in _fold(value))
-    return {"values": [resolve_pointer(definition, p) for p in pointers], "keys": keys,
-            "contains": contains}
+    return {
+        "values": [resolve_pointer(definition, p) for p in pointers],
+        "keys": keys,
+        "contains": contains,
+    }
 
 
 def _fold(text: str) -> str:
@@ -118,8 +121,11 @@ def _contains_pairs(args: Args) -> list[tuple[str, str]]:
         raise OpError("invalid-args", "argument 'contains' must be a list of [pointer, text]")
     pairs = []
     for index, item in enumerate(raw):
-        if (not isinstance(item, list) or len(item) != 2
-                or not all(isinstance(part, str) for part in item)):
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not all(isinstance(part, str) for part in item)
+        ):
             raise OpError("invalid-args", f"contains[{index}] must be [pointer, text]")
         pointer, needle = (_encodable("contains", part) for part in item)
         if pointer and not pointer.startswith("/"):
@@ -138,7 +144,7 @@ def _compose_soul_op(args: Args) -> Any:
     directory = _dir(args)
     view = _wire.arg_str(args, "view", "full")
     if view not in ("full", "summary"):
-        raise OpError("invalid-args", "argument 'view' must be \"full\" or \"summary\"")
+        raise OpError("invalid-args", 'argument \'view\' must be "full" or "summary"')
     soul, found = compose_soul(directory)
     if view == "full":
         return _soul_out(soul, found)
@@ -157,12 +163,15 @@ def _script(args: Args) -> list[dict[str, Any]]:
         raise OpError("invalid-args", "argument 'script' must be a list")
     for index, item in enumerate(script):
         if not isinstance(item, dict) or item.get("op") not in _SCRIPT_OPS:
-            raise OpError("invalid-args", f"script[{index}] must be an object whose 'op' is one "
-                                          "of soul, call, new_session")
+            raise OpError(
+                "invalid-args",
+                f"script[{index}] must be an object whose 'op' is one of soul, call, new_session",
+            )
         allowed = {"op", "input"} if item["op"] == "call" else {"op"}
         if set(item) != allowed:
-            raise OpError("invalid-args", f"script[{index}] must hold exactly "
-                                          f"{', '.join(sorted(allowed))}")
+            raise OpError(
+                "invalid-args", f"script[{index}] must hold exactly {', '.join(sorted(allowed))}"
+            )
         if item["op"] == "call":
             _tool_input(item["input"], f"script[{index}].input")
     return script

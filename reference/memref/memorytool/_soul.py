@@ -42,6 +42,14 @@ def read_capped(path: str) -> bytes | None:
     return data
 
 
+def _trim(body: bytes) -> bytes:
+    """Go's strings.TrimSpace on bytes; decodes only when an end is not ASCII."""
+    stripped = body.strip(b" \t\n\v\f\r")
+    if stripped[:1] >= b"\x80" or stripped[-1:] >= b"\x80":
+        return encode(trim_space(decode(stripped)))
+    return stripped
+
+
 def compose_soul(directory: str) -> tuple[bytes, list[str]]:
     """The composed soul and the bare names of the files found, in bootstrap order."""
     sections: list[bytes] = []
@@ -51,5 +59,5 @@ def compose_soul(directory: str) -> tuple[bytes, list[str]]:
         if body is None:
             continue
         found.append(name)
-        sections.append(b"## " + name.encode() + b"\n\n" + encode(trim_space(decode(body))))
+        sections.append(b"## " + name.encode() + b"\n\n" + _trim(body))
     return b"\n\n".join(sections), found

@@ -45,4 +45,6 @@ def slugify(title: str) -> str:
 
 
 def filename(created_ns: int, session_id: str, title: str) -> str:
-    return f"{timestamp(created_ns)}--{session_tag(session_id)}--{slugify(title) or DEFAULT_SLUG}.md"
+    return (
+        f"{timestamp(created_ns)}--{session_tag(session_id)}--{slugify(title) or DEFAULT_SLUG}.md"
+    )

@@ -32,8 +32,9 @@ class Manager:
                 self._inflight[project] = count
             self._changed.notify_all()
 
-    def wait(self, project: str, timeout: float | None = None,
-             on_block: Callable[[], None] | None = None) -> bool:
+    def wait(
+        self, project: str, timeout: float | None = None, on_block: Callable[[], None] | None = None
+    ) -> bool:
         """Block while ``project`` has work in flight; False if ``timeout`` ran out first.
 
         ``on_block`` is called, with the lock held, once the caller is about to block.

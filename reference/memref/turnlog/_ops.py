@@ -114,8 +114,9 @@ def _turn_memory_enabled_op(args: Args) -> Any:
 
 
 def _filename_op(args: Args) -> Any:
-    return text_out(filename(_instant(args, "created_at"), _text(args, "session_id"),
-                             _text(args, "title")))
+    return text_out(
+        filename(_instant(args, "created_at"), _text(args, "session_id"), _text(args, "title"))
+    )
 
 
 def _memory_dir_op(args: Args) -> Any:
@@ -162,7 +163,9 @@ def _index_files_op(args: Args) -> Any:
     for item in items:
         unknown = set(item) - _ITEM_KEYS
         if unknown:
-            raise OpError("invalid-args", f"argument 'items': unknown member {sorted(unknown)[0]!r}")
+            raise OpError(
+                "invalid-args", f"argument 'items': unknown member {sorted(unknown)[0]!r}"
+            )
         batch.append((_str(item, "path"), _meta(item, store=True)))
     now = _ms_of("now", _now(args))
     with _store(args) as store:

@@ -37,14 +37,18 @@ def headings(text: str) -> list[Heading]:
     found: list[tuple[int, str, int]] = []
     fence = ""
     for number, line in enumerate(lines, start=1):
-        trimmed = trim_space(line)
-        if fence:
-            if trimmed.startswith(fence):
-                fence = ""
-            continue
-        opener = next((mark for mark in _FENCES if trimmed.startswith(mark)), "")
-        if opener:
-            fence = opener
+        # Only lines holding a fence character or starting with '#' can matter.
+        if "`" in line or "~" in line:
+            trimmed = trim_space(line)
+            if fence:
+                if trimmed.startswith(fence):
+                    fence = ""
+                continue
+            opener = next((mark for mark in _FENCES if trimmed.startswith(mark)), "")
+            if opener:
+                fence = opener
+                continue
+        elif fence or not line.startswith("#"):
             continue
         match = _HEADING.match(line)
         if match:

@@ -18,9 +18,9 @@ SUMMARY_SYSTEM_PROMPT = (
     "turn's subject.\n"
     "- Group the body under H2 (`## `) sections, and use H3 (`### `) for sub-points within "
     "a section. Never skip a level.\n"
-    "- Suggested sections, included only when they apply: \"## Request\" (what the developer "
-    "asked), \"## What was done\" (the actions taken and why, grounded in the tool calls), "
-    "\"## Key files & symbols\" (concrete paths / names touched or examined), \"## Outcome\" "
+    '- Suggested sections, included only when they apply: "## Request" (what the developer '
+    'asked), "## What was done" (the actions taken and why, grounded in the tool calls), '
+    '"## Key files & symbols" (concrete paths / names touched or examined), "## Outcome" '
     "(the result, decisions made, and anything left open).\n"
     "- Prefer short paragraphs and tight bullet lists under the deepest relevant heading. "
     "Put concrete facts \u2014 file paths, symbol names, commands, values, decisions \u2014 "

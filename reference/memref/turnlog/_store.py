@@ -76,9 +76,22 @@ def _unbind(value: Any) -> str:
 
 def _entry(row: tuple[Any, ...]) -> Entry:
     return Entry(
-        _unbind(row[0]), _unbind(row[1]), _unbind(row[2]), _unbind(row[3]), _unbind(row[4]),
-        int(row[5]), int(row[6]),
+        _unbind(row[0]),
+        _unbind(row[1]),
+        _unbind(row[2]),
+        _unbind(row[3]),
+        _unbind(row[4]),
+        int(row[5]),
+        int(row[6]),
     )
+
+
+def _mutation(what: str, step: str) -> None:
+    """Announce a mutation; an injected or real failure becomes the op's error."""
+    try:
+        mutation(what)
+    except OSError as exc:
+        raise OpError(kind_for(exc), f"memfile: {step}: {exc.strerror or exc}") from exc
 
 
 def _db_error(what: str, exc: sqlite3.Error) -> OpError:
@@ -94,23 +107,24 @@ class Store:
         try:
             _make_dirs(store_dir)
         except OSError as exc:
-            raise OpError(kind_for(exc), f"memfile: open index: mkdir {exc.filename}: "
-                          f"{errno_text(exc.errno)}") from exc
+            where = f"mkdir {exc.filename}: {errno_text(exc.errno)}" if exc.filename else exc
+            raise OpError(kind_for(exc), f"memfile: open index: {where}") from exc
         except ValueError as exc:
             raise OpError("invalid-args", f"memfile: open index: {exc}") from exc
         if os.path.isdir(self.path):
             raise OpError("is-a-directory", f"memfile: open index: {self.path}: is a directory")
         if not os.path.lexists(self.path):
-            mutation("create")
+            _mutation("create", "open index")
         try:
-            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None,
-                                       check_same_thread=False)
+            self._db = sqlite3.connect(
+                self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
         except sqlite3.Error as exc:
             raise _db_error("open index", exc) from exc
         try:
             self._db.execute("PRAGMA foreign_keys=1")
             if not self._has_table():
-                mutation("schema")
+                _mutation("schema", "open index")
                 with self._transaction():
                     for statement in SCHEMA.split(";"):
                         if statement.strip():
@@ -163,12 +177,23 @@ class Store:
     def upsert_many(self, entries: Iterable[Entry], now_ns: int) -> list[Entry]:
         rows = [e if e.indexed_at else replace(e, indexed_at=unix_milli(now_ns)) for e in entries]
         try:
-            mutation("sqlite")
+            _mutation("sqlite", "upsert")
             with self._transaction():
-                self._db.executemany(_UPSERT, [
-                    (_bind(e.path), _bind(e.session_id), _bind(e.project_id), _bind(e.title),
-                     _bind(e.outline), e.created_at, e.indexed_at) for e in rows
-                ])
+                self._db.executemany(
+                    _UPSERT,
+                    [
+                        (
+                            _bind(e.path),
+                            _bind(e.session_id),
+                            _bind(e.project_id),
+                            _bind(e.title),
+                            _bind(e.outline),
+                            e.created_at,
+                            e.indexed_at,
+                        )
+                        for e in rows
+                    ],
+                )
         except sqlite3.Error as exc:
             raise _db_error("upsert", exc) from exc
         return rows
@@ -181,8 +206,16 @@ class Store:
         entries = []
         for path, meta in items:
             created = now_ns if meta.created_at == ZERO_NS else meta.created_at
-            entries.append(Entry(path, meta.session_id, meta.project_id, meta.title,
-                                 outline(path), unix_milli(created)))
+            entries.append(
+                Entry(
+                    path,
+                    meta.session_id,
+                    meta.project_id,
+                    meta.title,
+                    outline(path),
+                    unix_milli(created),
+                )
+            )
         return self.upsert_many(entries, now_ns)
 
     def _list(self, column: str, value: str) -> list[Entry]:
@@ -207,10 +240,12 @@ class Store:
         if not gone:
             return
         try:
-            mutation("sqlite")
+            _mutation("sqlite", "purge")
             with self._transaction():
-                self._db.executemany("DELETE FROM memory_turn_index WHERE path = ?",
-                                     [(_bind(path),) for path in gone])
+                self._db.executemany(
+                    "DELETE FROM memory_turn_index WHERE path = ?",
+                    [(_bind(path),) for path in gone],
+                )
         except sqlite3.Error as exc:
             raise _db_error("purge", exc) from exc
 

@@ -55,7 +55,9 @@ class Meta:
 
 def memory_dir(project_dir: str) -> str:
     """``filepath.Join(projectDir, ".ogcode", "memory")``: joined, then cleaned lexically."""
-    return _clean(f"{project_dir}/{STATE_DIR}/{SUB_DIR}" if project_dir else f"{STATE_DIR}/{SUB_DIR}")
+    return _clean(
+        f"{project_dir}/{STATE_DIR}/{SUB_DIR}" if project_dir else f"{STATE_DIR}/{SUB_DIR}"
+    )
 
 
 def _clean(path: str) -> str:
@@ -107,7 +109,9 @@ def write(project_dir: str, meta: Meta, body: str, now_ns: int) -> str:
     try:
         _make_dirs(directory)
     except OSError as exc:
-        raise OpError(kind_for(exc), f"memfile: create memory dir: {_describe(exc, 'mkdir')}") from exc
+        raise OpError(
+            kind_for(exc), f"memfile: create memory dir: {_describe(exc, 'mkdir')}"
+        ) from exc
     created = now_ns if meta.created_at == ZERO_NS else meta.created_at
     data = build_content(meta, created, body)
     base = filename(created, meta.session_id, meta.title)
@@ -119,6 +123,8 @@ def write(project_dir: str, meta: Meta, body: str, now_ns: int) -> str:
 
 def _describe(exc: OSError, op: str) -> str:
     """Go's ``*PathError`` text: ``<op> <path>: <reason>``."""
+    if exc.filename is None:
+        return str(exc.strerror or exc)
     return f"{op} {exc.filename}: {errno_text(exc.errno)}"
 
 

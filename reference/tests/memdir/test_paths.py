@@ -86,6 +86,8 @@ def test_memory_is_a_symlink_to_a_directory(tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "memory").symlink_to(tmp_path / "elsewhere")
     ensure_memory_dir(str(tmp_path))
+    assert (tmp_path / "memory").is_symlink()
+    assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
 def test_memory_is_a_dangling_symlink(tmp_path: Path) -> None:

@@ -1,0 +1,220 @@
+"""Properties of the factstore profile, driven through the adapter under test.
+
+Each states an invariant of spec/factstore.md over generated facts, in a scratch store
+that the suite creates and removes itself; the one registered ``differential`` compares
+the adapter with the reference.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memspec.adapters import Adapter
+from memspec.compare import json_equal, text_bytes
+from memspec.suite._support import reference_result, reply, result
+from memspec.suite.registry import suite_case
+
+_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+names = st.from_regex(r"[a-z0-9]{1,6}(-[a-z0-9]{1,4}){0,2}", fullmatch=True)
+types = st.sampled_from(["user", "feedback", "project", "reference"])
+# One-line descriptions without control characters, surrounding spaces or wrapping quotes.
+descriptions = st.text(
+    alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")),
+    min_size=1,
+    max_size=40,
+).filter(lambda s: s.strip(_GO_SPACE) == s and not (len(s) >= 2 and s[0] == s[-1] in "\"'"))
+conditions = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"),
+    max_size=40,
+)
+bodies = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=200
+).map(lambda s: s.strip("\n"))
+
+
+@contextmanager
+def _store() -> Iterator[dict[str, str]]:
+    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-factstore-"))
+    try:
+        yield {"global_dir": f"{directory}/g", "project_dir": f"{directory}/p"}
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@suite_case(
+    "factstore/write/property-write-read-round-trip", "FACTSTORE-FMT-010", "FACTSTORE-WRITE-005"
+)
+@settings(deadline=None, max_examples=60)
+@given(name=names, fact_type=types, description=descriptions, condition=conditions, body=bodies)
+def test_write_then_read_round_trips(
+    memspec_adapter: Adapter, name: str, fact_type: str, description: str, condition: str, body: str
+) -> None:
+    """Every fact Write accepts reads back with the same fields, in its type's scope."""
+    blank = condition.strip(_GO_SPACE) == ""
+    memory = {
+        "name": name,
+        "description": description,
+        "type": fact_type,
+        "invalidate_when": condition,
+        "durable": blank,
+        "body": body,
+    }
+    scope = "global" if fact_type in ("user", "feedback") else "project"
+    with _store() as store:
+        response = reply(memspec_adapter, "factstore.write", {**store, "memory": memory})
+        if response.is_error:
+            assert response.error_kind == "invalid-input", response.error_message
+            assert "16KB" in response.error_message
+            return
+        back = result(memspec_adapter, "factstore.read", {**store, "id": f"{scope}/{name}"})
+    assert back["found"] is True
+    got = back["memory"]
+    assert got["scope"] == scope and got["type"] == fact_type and got["name"] == name
+    assert text_bytes(got["description"]) == description.encode()
+    assert text_bytes(got["invalidate_when"]) == ("" if blank else condition).encode()
+    assert got["durable"] is blank
+    assert text_bytes(got["body"]) == body.encode()
+
+
+@suite_case("factstore/format/property-quote-unquote", "FACTSTORE-FMT-004")
+@settings(deadline=None)
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_unquote_inverts_quote(memspec_adapter: Adapter, text: str) -> None:
+    """Go-unquoting a Go-quoted text gives the text back, and the quoted form is one line."""
+    quoted = result(memspec_adapter, "factstore.quote", {"text": text})
+    assert "\n" not in quoted and "\r" not in quoted
+    back = result(memspec_adapter, "factstore.unquote", {"text": quoted})
+    assert back == {"ok": True, "value": text}
+
+
+@suite_case("factstore/format/property-parse-total", "FACTSTORE-FMT-005")
+@settings(deadline=None)
+@given(
+    content=st.text(max_size=120)
+    | st.builds(
+        lambda head, body: "---\n" + head + "\n---\n" + body,
+        st.text(max_size=60),
+        st.text(max_size=40),
+    )
+)
+def test_parse_answers_every_text(memspec_adapter: Adapter, content: str) -> None:
+    """parse_fact gives a fact or one of its two documented errors, never anything else."""
+    response = reply(memspec_adapter, "factstore.parse_fact", {"content": content})
+    if response.is_error:
+        assert response.error_kind == "invalid-input"
+        assert response.error_message in ("missing frontmatter", "unterminated frontmatter")
+    else:
+        assert response.result["type"] in ("user", "feedback", "project", "reference")
+        assert response.result["durable"] == (response.result["invalidate_when"] == "")
+
+
+@suite_case(
+    "factstore/format/property-parse-agrees-with-reference",
+    "FACTSTORE-FMT-006",
+    "FACTSTORE-FMT-008",
+    kind="differential",
+)
+@settings(deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(
+            [
+                "name: a",
+                'description: "q: r"',
+                "type: user",
+                "type: bogus",
+                'invalidate_when: "x"',
+                "invalidate_when: 'y'",
+                "invalidate_when: `z`",
+                'invalidate_when: "a\\nb"',
+                "  ---",
+                "x-key: v",
+                "no colon",
+                ": empty key",
+                "description: 'a'",
+                'invalidate_when: "\\ud800"',
+            ]
+        ),
+        max_size=8,
+    ),
+    body=st.text(max_size=30),
+)
+def test_parse_agrees_with_reference(memspec_adapter: Adapter, lines: list[str], body: str) -> None:
+    """On fact-shaped texts the adapter gives exactly the reference's answer."""
+    args = {"content": "---\n" + "\n".join(lines) + "\n---\n" + body}
+    expected = reference_result("factstore.parse_fact", args)
+    actual = result(memspec_adapter, "factstore.parse_fact", args)
+    assert json_equal(expected, actual), (args, expected, actual)
+
+
+@suite_case("factstore/names/property-valid-name", "FACTSTORE-NAME-001")
+@settings(deadline=None)
+@given(name=st.text(alphabet="abz09-_.A\n/ ", max_size=12))
+def test_valid_name_is_a_full_match(memspec_adapter: Adapter, name: str) -> None:
+    """valid_name is true exactly when the whole name matches the kebab-case pattern."""
+    got = result(memspec_adapter, "factstore.valid_name", {"name": name})
+    assert got is (_NAME.fullmatch(name) is not None)
+
+
+def _mems(draw_specs: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
+    return [
+        {"scope": scope, "name": f"n{i}", "description": "d" * width}
+        for i, (scope, width, _) in enumerate(draw_specs)
+    ]
+
+
+@suite_case(
+    "factstore/index/property-budget", "FACTSTORE-IDX-002", "FACTSTORE-IDX-003", "FACTSTORE-IDX-005"
+)
+@settings(deadline=None)
+@given(
+    specs=st.lists(
+        st.tuples(st.sampled_from(["project", "global"]), st.integers(0, 900), st.just(0)),
+        max_size=60,
+    )
+)
+def test_index_stays_within_budget(
+    memspec_adapter: Adapter, specs: list[tuple[str, int, int]]
+) -> None:
+    """Without its note the index fits 8192 bytes, projects come first, each group keeps a
+    prefix of its input order, and the note counts exactly the facts left out."""
+    mems = _mems(specs)
+    text = result(memspec_adapter, "factstore.format_index", {"mems": mems})
+    data = text_bytes(text)
+    assert data is not None
+    lines = data.decode().splitlines(keepends=True)
+    note = [ln for ln in lines if ln.startswith("- \u2026 (")]
+    shown = [ln for ln in lines if not ln.startswith("- \u2026 (")]
+    assert len("".join(shown).encode()) <= 8192
+    scopes = [ln[2:].split("/", 1)[0] for ln in shown]
+    assert scopes == sorted(scopes, key=lambda s: s != "project")
+    for scope in ("project", "global"):
+        wanted = [
+            f"- {m['scope']}/{m['name']} \u2014 {m['description']}\n"
+            for m in mems
+            if m["scope"] == scope
+        ]
+        got = [ln for ln in shown if ln.startswith(f"- {scope}/")]
+        assert got == wanted[: len(got)]
+    dropped = len(mems) - len(shown)
+    if dropped:
+        assert note == [
+            f"- \u2026 ({dropped} more facts not shown; use the memory tool's list "
+            "action to see all)\n"
+        ]
+    else:
+        assert note == []

@@ -1,0 +1,58 @@
+"""Small in-process ports of the memdir profile, each incomplete or wrong on purpose, as a
+porter's first attempt looks: they implement a few ops and answer ``unknown-op`` to the
+rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memspec._instants import parse_instant as _ns
+
+TYPES = ("user", "feedback", "project", "reference")
+
+
+class ThreeOps:
+    """Implements constants, parse_memory_type (wrongly: it lower-cases) and age_days."""
+
+    name = "three-ops"
+    capabilities: tuple[str, ...] = ("symlinks", "fifos")
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        op, request_id, args = message["op"], message["id"], message.get("args", {})
+        if op == "start":
+            return {"id": request_id, "result": {
+                "implementation": {"name": self.name, "version": "0.0.1", "language": "python"},
+                "protocol_version": "1.1.0", "profiles": ["memdir"],
+                "capabilities": list(self.capabilities)}}
+        if op == "stop":
+            return {"id": request_id, "result": None}
+        handler = getattr(self, "op_" + op.removeprefix("memdir."), None)
+        if not op.startswith("memdir.") or handler is None:
+            return {"id": request_id, "error": {"kind": "unknown-op", "message": op}}
+        return {"id": request_id, "result": handler(args)}
+
+    def op_constants(self, args: dict[str, Any]) -> Any:
+        return {}
+
+    def op_parse_memory_type(self, args: dict[str, Any]) -> Any:
+        raw = str(args["raw"])
+        kind = raw.lower() if raw.lower() in TYPES else ""
+        return {"type": kind.upper() if raw == "user" else kind, "ok": bool(kind)}
+
+    def op_age_days(self, args: dict[str, Any]) -> Any:
+        elapsed = _ns(args["now"]) - _ns(args["mtime"])
+        return max(0, elapsed // 86_400_000_000_000)
+
+
+class ThreeOpsNoSymlinks(ThreeOps):
+    """The same, declining the symlinks capability."""
+
+    capabilities = ("fifos",)
+
+
+class FloatDays(ThreeOps):
+    """age_days through floating-point hours, rounded instead of floored."""
+
+    def op_age_days(self, args: dict[str, Any]) -> Any:
+        hours = (_ns(args["now"]) - _ns(args["mtime"])) / 3_600_000_000_000
+        return max(0, round(hours / 24))
