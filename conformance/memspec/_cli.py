@@ -92,6 +92,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="the user the adapter runs as: each case's tree is handed to it "
                           "(needs root), so permission cases run against a non-root adapter")
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")
+    run.add_argument("--write-expectations", metavar="FILE",
+                     help="write every failing case to FILE as an expected failure (TOML), "
+                          "to adopt the suite and ratchet with --expectations")
+    run.add_argument("--shard", metavar="K/N",
+                     help="run only shard K of N: a deterministic, balanced slice by case id")
 
     commands.add_parser("serve-reference", help="serve memref over the protocol on stdin/stdout")
 
@@ -113,7 +118,40 @@ def _parser() -> argparse.ArgumentParser:
     lint = commands.add_parser("lint", help="check fixtures and spec pages")
     lint.add_argument("--profile", action="append", default=[],
                       help="only this profile's fixtures (repeatable)")
+    _ci_commands(commands)
     return parser
+
+
+def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    diff = commands.add_parser("diff", help="compare two reports: regressions, fixes, "
+                                            "added and removed cases")
+    diff.add_argument("old", help="the report to compare against (such as main's)")
+    diff.add_argument("new", help="the new report")
+    diff.add_argument("--across-suites", action="store_true",
+                      help="compare reports of different suite versions")
+    diff.add_argument("--markdown", action="store_true", help="print Markdown")
+
+    merge = commands.add_parser("merge-reports", help="join the reports of shards of one run")
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports")
+    merge.add_argument("-o", "--output", required=True, help="the merged report")
+
+    badge = commands.add_parser("badge", help="shields.io endpoint JSON from a report")
+    badge.add_argument("report", help="a report (JSON lines)")
+    badge.add_argument("-o", "--output", required=True, metavar="DIR",
+                       help="directory for memspec.json and memspec-<profile>.json")
+
+    matrix = commands.add_parser("matrix", help="an offline HTML page comparing "
+                                                "implementations")
+    matrix.add_argument("reports", nargs="+", metavar="REPORT",
+                        help="one report per implementation")
+    matrix.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="directory for index.html")
+
+    new_adapter = commands.add_parser("new-adapter", help="write a skeleton adapter")
+    new_adapter.add_argument("--lang", required=True, choices=("python", "node", "go", "rust"))
+    new_adapter.add_argument("dir", help="a new or empty directory")
+    new_adapter.add_argument("--name", default="my-port",
+                             help="the implementation name the handshake gives")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -155,9 +193,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.tree_owner:
         parse_tree_owner(args.tree_owner)
     _check_profiles(args.profile, allow_protocol=True)
-    for option in ("report", "junit", "summary"):
+    for option in ("report", "junit", "summary", "write_expectations"):
         if getattr(args, option):
             check_writable(Path(getattr(args, option)))
+    if args.shard:
+        from memspec._shard import parse_shard
+
+        args.shard = str(parse_shard(args.shard))
     if args.expectations:
         load_expectations(Path(args.expectations))
     load_cases(profiles=[p for p in args.profile if p != "protocol"] or None)
@@ -176,7 +218,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for option in ("profile", "case", "op"):
         for value in getattr(args, option):
             pytest_args += [f"--memspec-{option}", value]
-    for option in ("report", "junit", "summary", "expectations", "export_failures"):
+    for option in ("report", "junit", "summary", "expectations", "export_failures",
+                   "write_expectations"):
         value = getattr(args, option)
         if value:
             pytest_args += [f"--memspec-{option.replace('_', '-')}", str(Path(value).resolve())]
@@ -188,6 +231,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pytest_args += ["--memspec-tree-owner", args.tree_owner]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
+    if args.shard:
+        pytest_args += ["--memspec-shard", args.shard]
     if args.verbose:
         pytest_args += ["--memspec-case-lines", "yes", "-o", "console_output_style=classic"]
     if args.workers:
@@ -295,4 +340,56 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s)")
         return EXIT_FAILED
     print("lint: clean")
+    return EXIT_OK
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from memspec._diff import diff_reports, render_diff
+    from memspec._merge import load_run
+
+    result = diff_reports(load_run(Path(args.old)), load_run(Path(args.new)),
+                          across_suites=args.across_suites)
+    for line in render_diff(result, markdown=args.markdown):
+        print(line)
+    return EXIT_FAILED if result.regressed else EXIT_OK
+
+
+def _cmd_merge_reports(args: argparse.Namespace) -> int:
+    from memspec._merge import load_run, merge_runs
+
+    output = Path(args.output)
+    check_output = output.resolve()
+    runs = [load_run(Path(path)) for path in args.reports]
+    if any(run.path.resolve() == check_output for run in runs):
+        raise UsageError(f"-o {output}: would overwrite one of the reports it merges")
+    merged = merge_runs(runs)
+    merged.write(output)
+    print(f"merged {len(runs)} reports, {len(merged.records)} cases: {output}")
+    return EXIT_OK
+
+
+def _cmd_badge(args: argparse.Namespace) -> int:
+    from memspec._badge import write_badges
+    from memspec._merge import load_run
+
+    for path in write_badges(load_run(Path(args.report)), Path(args.output)):
+        print(path)
+    return EXIT_OK
+
+
+def _cmd_matrix(args: argparse.Namespace) -> int:
+    from memspec._matrix import write_matrix
+    from memspec._merge import load_run
+
+    runs = [load_run(Path(path)) for path in args.reports]
+    print(write_matrix(runs, Path(args.output)))
+    return EXIT_OK
+
+
+def _cmd_new_adapter(args: argparse.Namespace) -> int:
+    from memspec._new_adapter import new_adapter
+
+    written = new_adapter(args.lang, Path(args.dir), args.name)
+    for line in written:
+        print(line)
     return EXIT_OK

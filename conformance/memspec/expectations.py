@@ -11,12 +11,14 @@ Strict: a listed case that passes fails the run, and so does an entry naming no 
 
 from __future__ import annotations
 
+import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 from memspec.exceptions import UsageError
 
-__all__ = ["load_expectations"]
+__all__ = ["dump_expectations", "load_expectations", "write_expectations"]
 
 
 def load_expectations(path: Path) -> dict[str, str]:
@@ -48,3 +50,37 @@ def load_expectations(path: Path) -> dict[str, str]:
             raise UsageError(f"{where}: case {case!r} is listed twice")
         found[case] = reason
     return found
+
+
+PLACEHOLDER_REASON = "failing when the suite was adopted: say why, or fix it and drop this entry"
+
+
+def _toml_string(text: str) -> str:
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04x}")
+        elif 0xD800 <= code <= 0xDFFF:  # a lone surrogate has no TOML form
+            out.append("\\ufffd")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def dump_expectations(entries: Mapping[str, str], header: str = "") -> str:
+    """The TOML text of ``entries`` (case id -> reason), sorted by case id."""
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    for case in sorted(entries):
+        lines += ["", "[[expected_failure]]", f"case = {_toml_string(case)}",
+                  f"reason = {_toml_string(entries[case] or PLACEHOLDER_REASON)}"]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def write_expectations(path: Path, entries: Mapping[str, str], header: str = "") -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(dump_expectations(entries, header), encoding="utf-8")
+    os.replace(temporary, path)

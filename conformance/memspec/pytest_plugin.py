@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, settings
 
 from memspec._data import fixtures_dir
 from memspec._profiles import PROTOCOL, known_profiles, selectable_profiles
+from memspec._shard import Shard, parse_shard
 from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter, parse_tree_owner
 from memspec.cases import Case, load_cases
 from memspec.exceptions import (
@@ -32,7 +33,7 @@ from memspec.exceptions import (
     MemspecError,
     UsageError,
 )
-from memspec.expectations import load_expectations
+from memspec.expectations import load_expectations, write_expectations
 from memspec.report import (
     CaseRecord,
     Report,
@@ -73,6 +74,9 @@ OPTIONS = {
     "export_failures": ("string", "write each failing property's shrunk input here as a "
                                   "fixture file"),
     "case_lines": ("string", "print one line per case: its outcome and its id"),
+    "write_expectations": ("string", "write every failing case (and every expected failure "
+                                     "that still fails) to this TOML expectations file"),
+    "shard": ("string", "run only shard K of N (K/N): a deterministic slice by case id"),
 }
 _REPEATABLE = {"profile", "case", "op"}
 _SUITE_DIR = Path(__file__).resolve().parent / "suite"
@@ -151,8 +155,12 @@ class _State:
         self.junit_path = _option(config, "junit")
         self.summary_path = _option(config, "summary")
         self.case_lines = bool(_option(config, "case_lines"))
+        self.write_expectations_path = _option(config, "write_expectations")
+        shard = _option(config, "shard")
+        self.shard = parse_shard(str(shard)) if shard else None
         if not _is_worker(config):
-            for path in (self.report_path, self.junit_path, self.summary_path):
+            for path in (self.report_path, self.junit_path, self.summary_path,
+                         self.write_expectations_path):
                 if path:
                     check_writable(Path(path))
 
@@ -195,6 +203,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("memspec-ci")
     config.stash[_STATE] = state
+    if state.shard is not None:
+        config.pluginmanager.register(_Sharding(state.shard), "memspec-sharding")
     if not _is_worker(config):
         config.pluginmanager.register(_Reporting(state), "memspec-reporting")
 
@@ -295,6 +305,25 @@ def pytest_collection_modifyitems(
         all_ids = selected | {c.id for c in load_cases()}
         stale = sorted(set(state.expectations) - all_ids)
         state.problems.extend(f"expectations: entry {case!r} matches no case" for case in stale)
+
+
+class _Sharding:
+    """Keeps one shard of the cases, after every other selection (``-k`` included)."""
+
+    def __init__(self, shard: Shard) -> None:
+        self.shard = shard
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        ids = {id(item): str(m.args[0]) for item in items
+               if (m := item.get_closest_marker("memspec_case_id"))}
+        wanted = self.shard.select(ids.values())
+        kept = [item for item in items if id(item) not in ids or ids[id(item)] in wanted]
+        if len(kept) != len(items):
+            kept_ids = {id(item) for item in kept}
+            config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept_ids])
+            items[:] = kept
 
 
 def _is_empty_case_parameter(item: pytest.Item) -> bool:
@@ -613,6 +642,8 @@ class _Reporting:
         elif state.problems and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         self._write(_build_report(state))
+        if state.write_expectations_path and not state.broken and not state.interrupted:
+            _write_expectations(state)
 
     def _write(self, report: Report) -> None:
         state = self.state
@@ -694,9 +725,27 @@ def _outcome(report: pytest.TestReport) -> str:
     return "xpassed" if was_xfail else "passed"
 
 
+def _write_expectations(state: _State) -> None:
+    """Every case that fails now, as an expected failure: a port adopts the suite with it.
+
+    A case already expected to fail keeps its reason; one that passes now is left out, so
+    the file shrinks as the port improves. A new entry gets a placeholder reason.
+    """
+    entries = {record.id: state.expectations.get(record.id, "")
+               for record in state.records.values()
+               if record.outcome in ("failed", "error", "xfailed")}
+    implementation = state.implementation or {}
+    write_expectations(Path(state.write_expectations_path), entries, header=(
+        f"Expected failures of {implementation.get('name', 'unknown')} "
+        f"{implementation.get('version', '')}, written by memspec run --write-expectations.\n"
+        "Strict: a listed case that passes fails the run until its entry is removed."))
+
+
 def _build_report(state: _State) -> Report:
     info: dict[str, Any] = {**run_info(), "adapter": state.adapter_spec,
                             "euid": os.geteuid() if hasattr(os, "geteuid") else None}
+    if state.shard is not None:
+        info["shard"] = str(state.shard)
     return Report(
         implementation=state.implementation or {"name": "unknown", "version": "",
                                                 "language": ""},

@@ -46,10 +46,12 @@ def test_the_end_of_a_run_groups_what_is_left_by_op_and_requirement(
 
 
 def test_a_missing_op_is_grouped_as_unknown_op(memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOps", "--profile", "memdir",
+    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOps", "--op",
+                         "memdir.project_key", "--op", "memdir.parse_memory_type",
                          env=_memdir_env())
     assert result.returncode == 1
-    assert "unknown-op: memdir.project_key — " in result.stdout
+    assert "unknown-op: memdir.project_key — 75 cases" in result.stdout
+    assert "wrong: memdir.parse_memory_type — " in result.stdout
 
 
 # 2. One failure, readable
@@ -189,8 +191,8 @@ def test_verbose_lines_show_case_ids(demo_env: dict[str, str], memspec_cli: Runn
 
 
 def test_skips_are_grouped_by_reason(memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOpsNoSymlinks", "--profile",
-                         "memdir", env=_memdir_env())
+    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOpsNoSymlinks", "--op",
+                         "memdir.load", env=_memdir_env())
     assert "Skipped: not claimed: capability symlinks — " in result.stdout
 
 

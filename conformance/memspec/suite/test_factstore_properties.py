@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +23,8 @@ from memspec.compare import json_equal, text_bytes
 from memspec.suite._support import reference_result, reply, result
 from memspec.suite.registry import suite_case
 
+_ONE_LINE: tuple[Literal["Cc", "Cs", "Zl", "Zp"], ...] = ("Cc", "Cs", "Zl", "Zp")
+_NO_SURROGATE: tuple[Literal["Cs"], ...] = ("Cs",)
 _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 _GO_SPACE = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
@@ -33,22 +35,25 @@ names = st.from_regex(r"[a-z0-9]{1,6}(-[a-z0-9]{1,4}){0,2}", fullmatch=True)
 types = st.sampled_from(["user", "feedback", "project", "reference"])
 # One-line descriptions without control characters, surrounding spaces or wrapping quotes.
 descriptions = st.text(
-    alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")),
+    alphabet=st.characters(blacklist_categories=_ONE_LINE),
     min_size=1,
     max_size=40,
 ).filter(lambda s: s.strip(_GO_SPACE) == s and not (len(s) >= 2 and s[0] == s[-1] in "\"'"))
 conditions = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"),
+    alphabet=st.characters(blacklist_categories=_NO_SURROGATE, blacklist_characters="\r\n"),
     max_size=40,
 )
 bodies = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=200
+    alphabet=st.characters(blacklist_categories=_NO_SURROGATE, blacklist_characters="\r"),
+    max_size=200,
 ).map(lambda s: s.strip("\n"))
 
 
 @contextmanager
-def _store() -> Iterator[dict[str, str]]:
+def _store(adapter: Adapter) -> Iterator[dict[str, str]]:
     directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-factstore-"))
+    if adapter.tree_owner is not None:
+        os.chown(directory, *adapter.tree_owner)
     try:
         yield {"global_dir": f"{directory}/g", "project_dir": f"{directory}/p"}
     finally:
@@ -74,7 +79,7 @@ def test_write_then_read_round_trips(
         "body": body,
     }
     scope = "global" if fact_type in ("user", "feedback") else "project"
-    with _store() as store:
+    with _store(memspec_adapter) as store:
         response = reply(memspec_adapter, "factstore.write", {**store, "memory": memory})
         if response.is_error:
             assert response.error_kind == "invalid-input", response.error_message
@@ -92,7 +97,7 @@ def test_write_then_read_round_trips(
 
 @suite_case("factstore/format/property-quote-unquote", "FACTSTORE-FMT-004")
 @settings(deadline=None)
-@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+@given(text=st.text(alphabet=st.characters(blacklist_categories=_NO_SURROGATE), max_size=40))
 def test_unquote_inverts_quote(memspec_adapter: Adapter, text: str) -> None:
     """Go-unquoting a Go-quoted text gives the text back, and the quoted form is one line."""
     quoted = result(memspec_adapter, "factstore.quote", {"text": text})

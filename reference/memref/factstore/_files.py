@@ -25,6 +25,7 @@ __all__ = [
     "op_error",
     "path_error",
     "read_regular",
+    "sync_directory",
     "write_file_atomic",
 ]
 
@@ -165,8 +166,11 @@ class SaveError(Exception):
         self.cause = cause
 
 
-def write_file_atomic(path: str, data: bytes) -> None:
-    """moa's writeFileAtomic: temp file beside ``path``, 0600, fsync, rename, fsync dir."""
+def write_file_atomic(path: str, data: bytes, *, sync_dir: bool = True) -> None:
+    """moa's writeFileAtomic: temp file beside ``path``, 0600, fsync, rename, fsync dir.
+
+    A caller writing many files into one directory may pass ``sync_dir=False`` and call
+    ``sync_directory`` once afterwards, before anything that depends on them."""
     directory, base = os.path.split(path)
     temporary = os.path.join(directory, f".{base}.{secrets.randbelow(10**9)}.tmp")
     try:
@@ -204,6 +208,12 @@ def write_file_atomic(path: str, data: bytes) -> None:
     except BaseException:
         _discard(temporary)
         raise
+    if sync_dir:
+        sync_directory(directory)
+
+
+def sync_directory(directory: str) -> None:
+    """Flush a directory so renames into it are durable; an fsync error is ignored."""
     try:
         dir_fd = os.open(directory or ".", os.O_RDONLY | os.O_CLOEXEC)
     except OSError as exc:

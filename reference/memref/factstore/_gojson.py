@@ -10,7 +10,14 @@ from memref._gostr import encode
 __all__ = ["decode_go", "marshal_indent"]
 
 
+_PLAIN = frozenset(
+    " !#$%'()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+)
+
+
 def _string(text: str) -> str:
+    if _PLAIN.issuperset(text):
+        return '"' + text + '"'
     data = encode(text)
     out = ['"']
     i = 0

@@ -39,6 +39,7 @@ from memref.factstore._files import (
     mkdir_message,
     path_error,
     read_regular,
+    sync_directory,
     write_file_atomic,
 )
 from memref.factstore._format import go_quote, rename_fact_header
@@ -245,13 +246,24 @@ def _duplicate(variant: bytes, kept: dict[str, bytes]) -> bool:
     )
 
 
-def _kept(name: str, dest: dict[str, bytes]) -> dict[str, bytes]:
-    suffixed = re.compile(re.escape(name) + r"-[0-9]+")
-    return {k: v for k, v in dest.items() if k == name or suffixed.fullmatch(k)}
+def _family(name: str) -> str | None:
+    """The name a ``<name>-<digits>`` file is a suffixed copy of, if it is one."""
+    base, dash, digits = name.rpartition("-")
+    return base if dash and digits.isdigit() and digits.isascii() and base else None
+
+
+def _hold(kept: dict[str, dict[str, bytes]], name: str, data: bytes) -> None:
+    kept.setdefault(name, {})[name] = data
+    base = _family(name)
+    if base is not None:
+        kept.setdefault(base, {})[name] = data
 
 
 def _merge(project_dir: str, variants: list[_Variant], skip: dict[str, set[str]]) -> list[str]:
     dest = _existing(project_dir) if is_dir(project_dir) else {}
+    kept: dict[str, dict[str, bytes]] = {}
+    for held_name, held in dest.items():
+        _hold(kept, held_name, held)
     reserved = set(dest) | {v.name for v in variants}
     groups: dict[str, list[_Variant]] = {}
     for variant in variants:
@@ -263,7 +275,7 @@ def _merge(project_dir: str, variants: list[_Variant], skip: dict[str, set[str]]
         for variant in ordered:
             if _digest(variant.data) in skip.get(variant.store, set()):
                 continue
-            if _duplicate(variant.data, _kept(name, dest)):
+            if _duplicate(variant.data, kept.get(name, {})):
                 continue
             target = name
             if target in dest:
@@ -282,7 +294,7 @@ def _merge(project_dir: str, variants: list[_Variant], skip: dict[str, set[str]]
                 made_dir = True
             path = os.path.join(project_dir, target + ".md")
             try:
-                write_file_atomic(path, data)
+                write_file_atomic(path, data, sync_dir=False)
             except SaveError as exc:
                 raise OpError(
                     kind_of(exc.cause),
@@ -293,8 +305,16 @@ def _merge(project_dir: str, variants: list[_Variant], skip: dict[str, set[str]]
                     "io", f"memory: migrated fact {go_quote(target)} is missing after writing it"
                 )
             dest[target] = data
+            _hold(kept, target, data)
             reserved.add(target)
             written.append(target)
+    if written:
+        try:
+            sync_directory(project_dir)
+        except SaveError as exc:
+            raise OpError(
+                kind_of(exc.cause), f"memory: writing migrated fact: {exc.message}"
+            ) from exc
     return written
 
 

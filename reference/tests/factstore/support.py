@@ -6,7 +6,17 @@ import os
 import subprocess
 from pathlib import Path
 
-from memref.factstore import Memory, serialize
+from memref._time import parse_rfc3339
+from memref.factstore import (
+    Memory,
+    StoreDirs,
+    codebase_key,
+    migrate_codebase,
+    migrate_v1_if_needed,
+    new_store,
+    project_hash,
+    serialize,
+)
 
 GIT_ENV = {
     "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -66,3 +76,38 @@ def snapshot(root: Path, skip: tuple[str, ...] = (".git",)) -> dict[str, bytes |
                 with open(path, "rb") as handle:
                     found[key] = handle.read().replace(str(root).encode(), b"<ROOT>")
     return found
+
+
+def store(tmp_path: Path) -> StoreDirs:
+    return StoreDirs(str(tmp_path / "g"), str(tmp_path / "p"))
+
+
+def durable(name: str, body: str = "body", type_: str = "project") -> Memory:
+    return Memory(name, "d", type_, "", True, body)
+
+
+
+NOW = parse_rfc3339("2026-03-01T10:00:00Z")
+WS = "/memspec-absent/ws"
+
+
+def full_migrate(config: Path, workspace: str, base: str = "/") -> None:
+    migrate_codebase(str(config), workspace, NOW, {"PATH": os.environ["PATH"]}, base)
+    dirs = new_store(str(config), workspace)
+    migrate_v1_if_needed(
+        str(config / "projects" / project_hash(workspace) / "MEMORY.md"), dirs.project_dir
+    )
+
+
+def seed_legacy(config: Path) -> None:
+    own = config / "projects" / project_hash(WS)
+    put(own / "memory" / "a.md", fact_bytes("a"))
+    put(own / "memory" / "shared.md", fact_bytes("shared", "legacy"))
+    put(own / "MEMORY.md", "# old memory\n- fact one\n")
+    put(
+        config / "codebases" / codebase_key(WS) / "memory" / "shared.md",
+        fact_bytes("shared", "current"),
+    )
+    other = config / "projects" / project_hash("/memspec-absent/other")
+    put(other / "memory" / "x.md", fact_bytes("x"))
+

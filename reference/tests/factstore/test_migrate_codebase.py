@@ -1,4 +1,4 @@
-"""Both migrations: crash points, concurrency, hostile stores, sibling merges."""
+"""The codebase migration: crash points, concurrency, hostile stores, sibling merges."""
 
 from __future__ import annotations
 
@@ -14,43 +14,29 @@ from memref._faults import counting
 from memref._time import parse_rfc3339
 from memref.errors import OpError
 from memref.factstore import (
-    StoreDirs,
-    codebase_key,
     delete,
     list_facts,
     load_record,
     migrate_codebase,
-    migrate_v1_if_needed,
     new_store,
     project_hash,
     scan_cwds,
 )
 
-from .support import fact_bytes, put, repo_with_worktree, snapshot
-
-NOW = parse_rfc3339("2026-03-01T10:00:00Z")
-WS = "/memspec-absent/ws"
-
-
-def full_migrate(config: Path, workspace: str, base: str = "/") -> None:
-    migrate_codebase(str(config), workspace, NOW, {"PATH": os.environ["PATH"]}, base)
-    dirs = new_store(str(config), workspace)
-    migrate_v1_if_needed(
-        str(config / "projects" / project_hash(workspace) / "MEMORY.md"), dirs.project_dir
-    )
+from .support import (
+    NOW,
+    WS,
+    fact_bytes,
+    full_migrate,
+    put,
+    repo_with_worktree,
+    seed_legacy,
+    snapshot,
+)
 
 
-def seed_legacy(config: Path) -> None:
-    own = config / "projects" / project_hash(WS)
-    put(own / "memory" / "a.md", fact_bytes("a"))
-    put(own / "memory" / "shared.md", fact_bytes("shared", "legacy"))
-    put(own / "MEMORY.md", "# old memory\n- fact one\n")
-    put(
-        config / "codebases" / codebase_key(WS) / "memory" / "shared.md",
-        fact_bytes("shared", "current"),
-    )
-    other = config / "projects" / project_hash("/memspec-absent/other")
-    put(other / "memory" / "x.md", fact_bytes("x"))
+def _migrate_worker(config: str, workspace: str, base: str) -> None:
+    migrate_codebase(config, workspace, NOW, {"PATH": os.environ["PATH"]}, base)
 
 
 def test_every_crash_point_converges(tmp_path: Path) -> None:
@@ -76,10 +62,6 @@ def test_every_crash_point_converges(tmp_path: Path) -> None:
         points = k
         k += 1
     assert points >= 10
-
-
-def _migrate_worker(config: str, workspace: str, base: str) -> None:
-    migrate_codebase(config, workspace, NOW, {"PATH": os.environ["PATH"]}, base)
 
 
 def test_concurrent_checkout_and_worktree(tmp_path: Path) -> None:
@@ -215,10 +197,20 @@ def test_ledger_not_rewritten_when_unchanged(tmp_path: Path) -> None:
     assert ledger.read_bytes() == first
 
 
-def test_v1_store_dirs_are_private(tmp_path: Path) -> None:
+def test_corrupt_session_then_fixed(tmp_path: Path) -> None:
+    repo, wt = repo_with_worktree(tmp_path)
     config = tmp_path / "cfg"
-    put(config / "projects" / project_hash(WS) / "MEMORY.md", "notes")
-    full_migrate(config, WS)
-    dirs: StoreDirs = new_store(str(config), WS)
-    assert os.stat(dirs.project_dir).st_mode & 0o077 == 0
-    assert [m.name for m in list_facts(dirs)] == ["notas-legado-v1"]
+    put(config / "projects" / project_hash(str(wt)) / "memory" / "w.md", fact_bytes("w"))
+    session = config / "sessions" / "s" / "1.json"
+    put(session, '{"id":"1","metadata":{"cwd":"' + str(wt) + '"')
+    full_migrate(config, str(repo))
+    dirs = new_store(str(config), str(repo))
+    assert list_facts(dirs) == []
+    record = load_record(str(Path(dirs.project_dir).parent / "memory-migration.json"))
+    assert record is not None and not record.complete
+    put(session, json.dumps({"id": "1", "metadata": {"cwd": str(wt)}}))
+    full_migrate(config, str(repo))
+    assert [m.name for m in list_facts(dirs)] == ["w"]
+    record = load_record(str(Path(dirs.project_dir).parent / "memory-migration.json"))
+    assert record is not None and record.complete
+

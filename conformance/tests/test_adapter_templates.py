@@ -1,0 +1,137 @@
+"""``memspec new-adapter``: each language's skeleton builds, checks its own wire helpers
+(``--self-test``) and passes ``memspec smoke``.
+
+Python and Node are required under CI=true; Go and Rust run when their toolchain is on
+the machine (the Rust skeleton builds offline, standard library only).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Runner
+
+from memspec._data import spec_dir
+from memspec._new_adapter import profile_ops, slug
+from memspec._profiles import known_profiles
+
+LANGS = ("python", "node", "go", "rust")
+
+
+def _tool(name: str, *, required_in_ci: bool) -> str:
+    found = shutil.which(name)
+    if found:
+        return found
+    message = f"{name} is not installed"
+    if required_in_ci and os.environ.get("CI") == "true":
+        pytest.fail(f"{message}; CI needs it to prove the {name} adapter template")
+    pytest.skip(message)
+
+
+def _build(lang: str, directory: Path) -> list[str]:
+    """Build the skeleton if its language needs it; the command that runs it."""
+    if lang == "python":
+        return [sys.executable, str(directory / "adapter.py")]
+    if lang == "node":
+        return [_tool("node", required_in_ci=True), str(directory / "adapter.js")]
+    if lang == "go":
+        go = _tool("go", required_in_ci=False)
+        env = {**os.environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local",
+               "GOCACHE": str(directory / ".gocache"), "GOPATH": str(directory / ".gopath")}
+        result = subprocess.run([go, "build", "-o", "adapter", "."], cwd=directory, env=env,
+                                capture_output=True, text=True, timeout=300, check=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return [str(directory / "adapter")]
+    cargo = _tool("cargo", required_in_ci=False)
+    result = subprocess.run([cargo, "build", "--offline", "--quiet"], cwd=directory,
+                            capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "warning" not in result.stderr, result.stderr[-3000:]
+    return [str(directory / "target" / "debug" / "my-port")]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner,
+                                          tmp_path: Path) -> None:
+    target = tmp_path / f"adapter-{lang}"
+    made = memspec_cli("new-adapter", "--lang", lang, str(target))
+    assert made.returncode == 0, made.stderr
+    command = _build(lang, target)
+    selftest = subprocess.run([*command, "--self-test"], capture_output=True, text=True,
+                              timeout=60, check=False)
+    assert selftest.returncode == 0 and "self-test: ok" in selftest.stdout, selftest.stderr
+    spec = "cmd:" + " ".join(command)
+    smoke = memspec_cli("smoke", "--adapter", spec)
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    for profile in known_profiles():
+        assert f"ok   {profile}.constants answered with an object" in smoke.stdout
+
+    # A listed op not yet written answers unknown-op, naming its spec section.
+    op = profile_ops("memdir")[1]
+    requests = [{"id": 1, "op": "start", "args": {"protocol_version": "1.1.0"}},
+                {"id": "two", "op": op.name, "args": {}},
+                {"id": 3, "op": "stop", "args": {}}]
+    talk = subprocess.run(command, input="".join(json.dumps(r) + "\n" for r in requests),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert talk.returncode == 0, talk.stderr
+    replies = [json.loads(line) for line in talk.stdout.splitlines()]
+    assert [reply["id"] for reply in replies] == [1, "two", 3]
+    assert replies[0]["result"]["profiles"] == list(known_profiles())
+    assert replies[1]["error"]["kind"] == "unknown-op"
+    assert op.link in replies[1]["error"]["message"]
+    assert replies[2] == {"id": 3, "result": None}
+
+
+def test_the_readme_lists_every_op_with_a_link_to_its_section(memspec_cli: Runner,
+                                                              tmp_path: Path) -> None:
+    target = tmp_path / "adapter"
+    assert memspec_cli("new-adapter", "--lang", "python", str(target)).returncode == 0
+    readme = (target / "README.md").read_text(encoding="utf-8")
+    adapter = (target / "adapter.py").read_text(encoding="utf-8")
+    for profile in known_profiles():
+        page = (spec_dir() / f"{profile}.md").read_text(encoding="utf-8")
+        anchors = {slug(h) for h in re.findall(r"^#{1,6}\s+(.*?)\s*$", page, re.M)}
+        table = page.split("## Operations", 1)[1]
+        listed = set(re.findall(rf"^\|\s*`({profile}\.[a-z0-9_]+)`", table, re.M))
+        ops = profile_ops(profile)
+        assert {op.name for op in ops} == listed and f"{profile}.constants" in listed
+        for op in ops:
+            assert f"| `{op.name}` |" in readme and f"]({op.link})" in readme
+            assert f'"{op.name}": "{op.link}"' in adapter
+            assert op.link.split("#")[1] in anchors, op
+
+
+def test_a_failing_run_of_the_skeleton_is_a_to_do_list(memspec_cli: Runner,
+                                                       tmp_path: Path) -> None:
+    target = tmp_path / "adapter"
+    assert memspec_cli("new-adapter", "--lang", "python", str(target)).returncode == 0
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli("run", "--adapter", f"cmd:{sys.executable} {target / 'adapter.py'}",
+                         "--case", "memdir/type/known-user", "--report", str(report))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "unknown-op: memdir.parse_memory_type" in result.stdout
+
+
+def test_new_adapter_refuses_bad_input(memspec_cli: Runner, tmp_path: Path) -> None:
+    def usage_error(*args: str) -> str:
+        result = memspec_cli("new-adapter", *args)
+        assert result.returncode == 2, result.stdout
+        (line,) = result.stderr.strip().splitlines()
+        return str(line)
+
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine", encoding="utf-8")
+    assert "not an empty directory" in usage_error("--lang", "python", str(busy))
+    assert (busy / "keep.txt").read_text(encoding="utf-8") == "mine"
+    assert "--lang" in usage_error("--lang", "cobol", str(tmp_path / "x"))
+    assert "--name" in usage_error("--lang", "rust", "--name", "Bad Name!", str(tmp_path / "y"))
+    assert "required" in usage_error(str(tmp_path / "z"))
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
