@@ -19,8 +19,14 @@ from memspec.exceptions import UsageError
 __all__ = ["badge", "colour", "write_badges"]
 
 # Pass rate (per cent) from which each colour applies, best first.
-_COLOURS = ((100.0, "brightgreen"), (90.0, "green"), (75.0, "yellowgreen"), (50.0, "yellow"),
-            (25.0, "orange"), (0.0, "red"))
+_COLOURS = (
+    (100.0, "brightgreen"),
+    (90.0, "green"),
+    (75.0, "yellowgreen"),
+    (50.0, "yellow"),
+    (25.0, "orange"),
+    (0.0, "red"),
+)
 
 
 def colour(passed: int, total: int) -> str:
@@ -33,9 +39,12 @@ def colour(passed: int, total: int) -> str:
 def badge(label: str, tally: Counter[str]) -> dict[str, Any]:
     total = sum(count for outcome, count in tally.items() if outcome != "skipped")
     passed = tally["passed"]
-    return {"schemaVersion": 1, "label": label,
-            "message": f"{passed}/{total}" if total else "not claimed",
-            "color": colour(passed, total)}
+    return {
+        "schemaVersion": 1,
+        "label": label,
+        "message": f"{passed}/{total}" if total else "not claimed",
+        "color": colour(passed, total),
+    }
 
 
 def write_badges(run: RunReport, directory: Path) -> list[Path]:
@@ -49,8 +58,12 @@ def write_badges(run: RunReport, directory: Path) -> list[Path]:
         overall[outcome] += 1
     badges = {"memspec.json": badge("memspec", overall)}
     if run.broken:
-        badges["memspec.json"] = {"schemaVersion": 1, "label": "memspec",
-                                  "message": "adapter broken", "color": "red"}
+        badges["memspec.json"] = {
+            "schemaVersion": 1,
+            "label": "memspec",
+            "message": "adapter broken",
+            "color": "red",
+        }
     for profile, tally in sorted(by_profile.items()):
         badges[f"memspec-{profile}.json"] = badge(f"memspec {profile}", tally)
     try:

@@ -44,9 +44,11 @@ def _regresses(old: str, new: str) -> bool:
 
 def diff_reports(old: RunReport, new: RunReport, *, across_suites: bool = False) -> Diff:
     if old.suite_version != new.suite_version and not across_suites:
-        raise UsageError(f"{old.path} is of suite {old.suite_version or '?'}, {new.path} of "
-                         f"suite {new.suite_version or '?'}: give --across-suites to compare "
-                         "them anyway")
+        raise UsageError(
+            f"{old.path} is of suite {old.suite_version or '?'}, {new.path} of "
+            f"suite {new.suite_version or '?'}: give --across-suites to compare "
+            "them anyway"
+        )
     result = Diff(old, new)
     before, after = old.outcomes(), new.outcomes()
     for case in sorted(before.keys() | after.keys()):
@@ -77,23 +79,49 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
         yield f"## memspec diff: {result.old.title} → {result.new.title}"
         yield ""
     else:
-        yield f"memspec diff: {result.old.path} ({result.old.title}) -> {result.new.path} " \
-              f"({result.new.title})"
+        yield (
+            f"memspec diff: {result.old.path} ({result.old.title}) -> {result.new.path} "
+            f"({result.new.title})"
+        )
     sections: list[tuple[str, list[str]]] = [
-        ("Regressions (newly failing)",
-         [f"{bullet}{code}{case}{code}: {old} -> {new}"
-          + (f" — {first_line(case)}" if first_line(case) else "")
-          for case, old, new in result.newly_failing]),
-        ("Regressions (passing cases removed)",
-         [f"{bullet}{code}{case}{code}: was {outcome}" for case, outcome in
-          result.removed_passing]),
-        ("Newly passing", [f"{bullet}{code}{case}{code}: {old} -> {new}"
-                           for case, old, new in result.newly_passing]),
-        ("Other changes", [f"{bullet}{code}{case}{code}: {old} -> {new}"
-                           for case, old, new in result.other_changes]),
+        (
+            "Regressions (newly failing)",
+            [
+                f"{bullet}{code}{case}{code}: {old} -> {new}"
+                + (f" — {first_line(case)}" if first_line(case) else "")
+                for case, old, new in result.newly_failing
+            ],
+        ),
+        (
+            "Regressions (passing cases removed)",
+            [
+                f"{bullet}{code}{case}{code}: was {outcome}"
+                for case, outcome in result.removed_passing
+            ],
+        ),
+        (
+            "Newly passing",
+            [
+                f"{bullet}{code}{case}{code}: {old} -> {new}"
+                for case, old, new in result.newly_passing
+            ],
+        ),
+        (
+            "Other changes",
+            [
+                f"{bullet}{code}{case}{code}: {old} -> {new}"
+                for case, old, new in result.other_changes
+            ],
+        ),
         ("Added", [f"{bullet}{code}{case}{code}: {outcome}" for case, outcome in result.added]),
-        ("Removed", [f"{bullet}{code}{case}{code}: was {outcome}"
-                     for case, outcome in result.removed if outcome not in _PASSING]),
+        (
+            "Removed",
+            [
+                f"{bullet}{code}{case}{code}: was {outcome}"
+                for case, outcome in result.removed
+                if outcome not in _PASSING
+            ],
+        ),
     ]
     for title, lines in sections:
         if not lines:
@@ -105,6 +133,8 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
         if markdown:
             yield ""
     regressions = len(result.newly_failing) + len(result.removed_passing)
-    yield (f"{regressions} regression{'s' if regressions != 1 else ''}, "
-           f"{len(result.newly_passing)} newly passing, {len(result.added)} added, "
-           f"{len(result.removed)} removed")
+    yield (
+        f"{regressions} regression{'s' if regressions != 1 else ''}, "
+        f"{len(result.newly_passing)} newly passing, {len(result.added)} added, "
+        f"{len(result.removed)} removed"
+    )

@@ -25,16 +25,21 @@ from memspec.exceptions import MemspecError, UsageError
 
 __all__ = ["OUTCOME_CODES", "matrix_data", "render_matrix", "write_matrix"]
 
-OUTCOME_CODES = {"passed": "p", "failed": "f", "error": "e", "skipped": "s",
-                 "xfailed": "x", "xpassed": "X"}
+OUTCOME_CODES = {
+    "passed": "p",
+    "failed": "f",
+    "error": "e",
+    "skipped": "s",
+    "xfailed": "x",
+    "xpassed": "X",
+}
 _MESSAGE_LIMIT = 4000
 _JSON_LIMIT = 3000
 _TEMPLATE = Path(__file__).resolve().parent / "_templates" / "matrix.html"
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more " \
-                                                          "characters)"
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
 
 
 def _json_text(value: Any) -> str:
@@ -54,8 +59,10 @@ def _expectation(expect: Any) -> dict[str, Any]:
     if expect.has_result:
         shown["result"] = expect.result
     if expect.error_kind is not None:
-        shown["error"] = {"kind": expect.error_kind, **(
-            {"message": expect.error_message} if expect.error_message is not None else {})}
+        shown["error"] = {
+            "kind": expect.error_kind,
+            **({"message": expect.error_message} if expect.error_message is not None else {}),
+        }
     if expect.results is not None:
         shown["results"] = list(expect.results)
     if expect.tree is not None:
@@ -81,19 +88,27 @@ def _fixture_details(wanted: set[str]) -> dict[str, dict[str, Any]]:
                 "requirements": list(case.requirements),
                 "divergence": case.divergence,
                 "source": case.source,
-                "steps": [{"op": step.op, "args": _json_text(step.args),
-                           "expect": _json_text(_expectation(step.expect))}
-                          for step in case.steps],
+                "steps": [
+                    {
+                        "op": step.op,
+                        "args": _json_text(step.args),
+                        "expect": _json_text(_expectation(step.expect)),
+                    }
+                    for step in case.steps
+                ],
             }
     try:
         from memspec.suite.registry import registered_cases
 
         for entry in registered_cases():
             if entry.id in wanted and entry.id not in details:
-                details[entry.id] = {"description": entry.description,
-                                     "requirements": list(entry.requirements),
-                                     "divergence": ", ".join(entry.divergences),
-                                     "source": f"{entry.kind} of the suite", "steps": []}
+                details[entry.id] = {
+                    "description": entry.description,
+                    "requirements": list(entry.requirements),
+                    "divergence": ", ".join(entry.divergences),
+                    "source": f"{entry.kind} of the suite",
+                    "steps": [],
+                }
     except Exception:  # the page does without the suite's own tests rather than fail
         pass
     return details
@@ -106,8 +121,11 @@ def _requirements(wanted: set[str]) -> dict[str, dict[str, str]]:
         found = load_requirements()
     except (MemspecError, OSError):
         return {}
-    return {r.id: {"level": r.level, "text": r.text, "page": r.page, "section": r.section}
-            for r in found if r.id in wanted}
+    return {
+        r.id: {"level": r.level, "text": r.text, "page": r.page, "section": r.section}
+        for r in found
+        if r.id in wanted
+    }
 
 
 def matrix_data(runs: Sequence[RunReport]) -> dict[str, Any]:
@@ -124,29 +142,37 @@ def matrix_data(runs: Sequence[RunReport]) -> dict[str, Any]:
         for record in run.records:
             message = str(record.get("message", ""))
             if message:
-                messages.append([index[str(record["id"])], column,
-                                 _clip(message, _MESSAGE_LIMIT)])
-    cases = [[case_id, kinds[case_id],
-              "".join(OUTCOME_CODES.get(column.get(case_id, ""), "-") for column in outcomes)]
-             for case_id in ids]
+                messages.append([index[str(record["id"])], column, _clip(message, _MESSAGE_LIMIT)])
+    cases = [
+        [
+            case_id,
+            kinds[case_id],
+            "".join(OUTCOME_CODES.get(column.get(case_id, ""), "-") for column in outcomes),
+        ]
+        for case_id in ids
+    ]
     details = _fixture_details(set(ids))
-    requirement_ids = {r for run in runs for record in run.records
-                       for r in record.get("requirements", [])}
+    requirement_ids = {
+        r for run in runs for record in run.records for r in record.get("requirements", [])
+    }
     requirement_ids |= {r for detail in details.values() for r in detail["requirements"]}
     return {
         "suite_version": memspec.__version__,
         "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "implementations": [{
-            "label": label,
-            "name": str(run.implementation.get("name", "")),
-            "version": str(run.implementation.get("version", "")),
-            "language": str(run.implementation.get("language", "")),
-            "suite_version": run.suite_version,
-            "adapter": str(run.run_info.get("adapter", "")),
-            "broken": run.broken,
-            "interrupted": bool(run.footer.get("interrupted")),
-            "report": run.path.name,
-        } for label, run in zip(labels, runs, strict=True)],
+        "implementations": [
+            {
+                "label": label,
+                "name": str(run.implementation.get("name", "")),
+                "version": str(run.implementation.get("version", "")),
+                "language": str(run.implementation.get("language", "")),
+                "suite_version": run.suite_version,
+                "adapter": str(run.run_info.get("adapter", "")),
+                "broken": run.broken,
+                "interrupted": bool(run.footer.get("interrupted")),
+                "report": run.path.name,
+            }
+            for label, run in zip(labels, runs, strict=True)
+        ],
         "cases": cases,
         "messages": messages,
         "details": details,
@@ -162,12 +188,13 @@ def _script_json(data: Any) -> str:
 
 def render_matrix(runs: Sequence[RunReport]) -> str:
     data = matrix_data(runs)
-    title = f"memspec {memspec.__version__}: " + ", ".join(
-        implementation["label"] for implementation in data["implementations"][:6]) + (
-        " …" if len(runs) > 6 else "")
+    title = (
+        f"memspec {memspec.__version__}: "
+        + ", ".join(implementation["label"] for implementation in data["implementations"][:6])
+        + (" …" if len(runs) > 6 else "")
+    )
     page = _TEMPLATE.read_text(encoding="utf-8")
-    return page.replace("@@TITLE@@", html.escape(title)).replace("@@DATA@@",
-                                                                 _script_json(data))
+    return page.replace("@@TITLE@@", html.escape(title)).replace("@@DATA@@", _script_json(data))
 
 
 def write_matrix(runs: Sequence[RunReport], directory: Path) -> Path:

@@ -42,8 +42,10 @@ class RunReport:
     @property
     def title(self) -> str:
         implementation = self.implementation
-        return " ".join(str(implementation.get(key, "")) for key in ("name", "version")
-                        ).strip() or "unknown"
+        return (
+            " ".join(str(implementation.get(key, "")) for key in ("name", "version")).strip()
+            or "unknown"
+        )
 
     @property
     def broken(self) -> str:
@@ -58,14 +60,14 @@ class RunReport:
 
     def lines(self) -> list[str]:
         footer = {**self.footer, "type": "footer", "counts": self.counts()}
-        return [json.dumps(line, ensure_ascii=True)
-                for line in (self.header, *self.records, footer)]
+        return [
+            json.dumps(line, ensure_ascii=True) for line in (self.header, *self.records, footer)
+        ]
 
     def write(self, path: Path) -> None:
         temporary = path.with_name(f".{path.name}.tmp")
         try:
-            temporary.write_text("".join(line + "\n" for line in self.lines()),
-                                 encoding="ascii")
+            temporary.write_text("".join(line + "\n" for line in self.lines()), encoding="ascii")
             os.replace(temporary, path)
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
@@ -90,8 +92,7 @@ def load_run(path: Path) -> RunReport:
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
-            raise UsageError(f"{path}: line {number} is not JSON; not a memspec report"
-                             ) from None
+            raise UsageError(f"{path}: line {number} is not JSON; not a memspec report") from None
         kind = data.get("type") if isinstance(data, dict) else None
         if header is None:
             if kind != "header" or not isinstance(data.get("implementation"), dict):
@@ -102,8 +103,9 @@ def load_run(path: Path) -> RunReport:
         assert run is not None
         if kind == "case":
             if not isinstance(data.get("id"), str) or data.get("outcome") not in OUTCOMES:
-                raise UsageError(f"{path}: line {number}: a case record without an id or a "
-                                 "known outcome")
+                raise UsageError(
+                    f"{path}: line {number}: a case record without an id or a known outcome"
+                )
             if data["id"] in seen:
                 raise UsageError(f"{path}: line {number}: case {data['id']!r} appears twice")
             seen.add(data["id"])
@@ -118,10 +120,12 @@ def load_run(path: Path) -> RunReport:
 
 
 def _identity(run: RunReport) -> dict[str, Any]:
-    return {"suite version": run.suite_version,
-            "protocol version": run.header.get("protocol_version"),
-            "implementation": run.implementation,
-            "adapter": run.run_info.get("adapter")}
+    return {
+        "suite version": run.suite_version,
+        "protocol version": run.header.get("protocol_version"),
+        "implementation": run.implementation,
+        "adapter": run.run_info.get("adapter"),
+    }
 
 
 def merge_runs(runs: Sequence[RunReport]) -> RunReport:
@@ -131,16 +135,20 @@ def merge_runs(runs: Sequence[RunReport]) -> RunReport:
         mine, theirs = _identity(first), _identity(run)
         for key in mine:
             if mine[key] != theirs[key]:
-                raise UsageError(f"{run.path}: {key} {_show(theirs[key])} differs from "
-                                 f"{first.path}'s {_show(mine[key])}; these are not shards "
-                                 "of one run")
+                raise UsageError(
+                    f"{run.path}: {key} {_show(theirs[key])} differs from "
+                    f"{first.path}'s {_show(mine[key])}; these are not shards "
+                    "of one run"
+                )
     owner: dict[str, Path] = {}
     for run in runs:
         for record in run.records:
             case_id = record["id"]
             if case_id in owner:
-                raise UsageError(f"{run.path}: case {case_id!r} is also in {owner[case_id]}; "
-                                 "shards must not overlap")
+                raise UsageError(
+                    f"{run.path}: case {case_id!r} is also in {owner[case_id]}; "
+                    "shards must not overlap"
+                )
             owner[case_id] = run.path
     _check_shards(runs)
     info = {key: value for key, value in first.run_info.items() if key != "shard"}
@@ -150,15 +158,18 @@ def merge_runs(runs: Sequence[RunReport]) -> RunReport:
         for problem in run.footer.get("problems", []):
             if problem not in problems:
                 problems.append(problem)
-    footer: dict[str, Any] = {"type": "footer",
-                              "interrupted": any(r.footer.get("interrupted") for r in runs)}
+    footer: dict[str, Any] = {
+        "type": "footer",
+        "interrupted": any(r.footer.get("interrupted") for r in runs),
+    }
     if problems:
         footer["problems"] = problems
     broken = next((r.broken for r in runs if r.broken), "")
     if broken:
         footer["adapter_broken"] = broken
-    records = sorted((record for run in runs for record in run.records),
-                     key=lambda record: str(record["id"]))
+    records = sorted(
+        (record for run in runs for record in run.records), key=lambda record: str(record["id"])
+    )
     return RunReport(Path("merged"), {**first.header, "run_info": info}, records, footer)
 
 
@@ -171,21 +182,27 @@ def _check_shards(runs: Sequence[RunReport]) -> None:
     counts = set()
     for run, label in zip(runs, labels, strict=True):
         if not isinstance(label, str) or "/" not in label:
-            raise UsageError(f"{run.path}: not a shard report (run without --shard) but "
-                             "merged with shard reports")
+            raise UsageError(
+                f"{run.path}: not a shard report (run without --shard) but "
+                "merged with shard reports"
+            )
         index, count = (int(part) for part in label.split("/", 1))
         counts.add(count)
         if index in parsed:
             raise UsageError(f"{run.path}: shard {label} is also {parsed[index]}")
         parsed[index] = run.path
     if len(counts) != 1:
-        raise UsageError("the reports are shards of different splits: "
-                         + ", ".join(sorted({str(label) for label in labels})))
+        raise UsageError(
+            "the reports are shards of different splits: "
+            + ", ".join(sorted({str(label) for label in labels}))
+        )
     count = counts.pop()
     missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in parsed]
     if missing:
-        raise UsageError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                         "missing: a merged report would lack their cases")
+        raise UsageError(
+            f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            "missing: a merged report would lack their cases"
+        )
 
 
 def _show(value: Any) -> str:

@@ -68,11 +68,28 @@ def profile_ops(profile: str) -> list[Op]:
         name = row["op"]
         short = name.split(".", 1)[1]
         words = short.replace("_", " ")
-        found = next((h for h, b in sections if h and not h.lower().startswith("operations")
-                      and f"`{name}`" in b), None) or next(
-            (h for h, _ in sections if h and h.lower() in (words, words + "s")), None) or next(
-            (h for h, b in sections if h and not h.lower().startswith("operations")
-             and (f"`{short}`" in b or f"`{short}(" in b)), None) or "Operations"
+        found = (
+            next(
+                (
+                    h
+                    for h, b in sections
+                    if h and not h.lower().startswith("operations") and f"`{name}`" in b
+                ),
+                None,
+            )
+            or next((h for h, _ in sections if h and h.lower() in (words, words + "s")), None)
+            or next(
+                (
+                    h
+                    for h, b in sections
+                    if h
+                    and not h.lower().startswith("operations")
+                    and (f"`{short}`" in b or f"`{short}(" in b)
+                ),
+                None,
+            )
+            or "Operations"
+        )
         ops.append(Op(name, row["args"].strip(), f"spec/{profile}.md#{slug(found)}"))
     return ops
 
@@ -131,8 +148,13 @@ def _readme(lang: str, name: str, ops: dict[str, list[Op]]) -> str:
         "pages; `memspec explain CASE-ID` prints a case and its requirements.",
     ]
     for profile, profile_list in ops.items():
-        lines += ["", f"## {profile} ({len(profile_list)} ops)", "",
-                  "| op | args | spec |", "|---|---|---|"]
+        lines += [
+            "",
+            f"## {profile} ({len(profile_list)} ops)",
+            "",
+            "| op | args | spec |",
+            "|---|---|---|",
+        ]
         for op in profile_list:
             args = op.args.replace("|", "\\|") or "—"
             lines.append(f"| `{op.name}` | {args} | [{op.link}]({op.link}) |")
@@ -144,8 +166,9 @@ def new_adapter(lang: str, directory: Path, name: str = "my-port") -> list[str]:
     if lang not in LANGUAGES:
         raise UsageError(f"--lang {lang!r}: expected one of {', '.join(LANGUAGES)}")
     if not _NAME.match(name):
-        raise UsageError(f"--name {name!r}: expected lower-case letters, digits, - and _, "
-                         "starting with a letter")
+        raise UsageError(
+            f"--name {name!r}: expected lower-case letters, digits, - and _, starting with a letter"
+        )
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise UsageError(f"{directory}: exists and is not an empty directory")
     ops = {profile: profile_ops(profile) for profile in known_profiles()}
@@ -170,6 +193,10 @@ def new_adapter(lang: str, directory: Path, name: str = "my-port") -> list[str]:
         raise UsageError(f"cannot write {directory}: {exc.strerror or exc}") from exc
     build, adapter = _RUN[lang]
     count = sum(len(v) for v in ops.values())
-    return [*written, f"{lang} adapter for {', '.join(ops)} ({count} ops) in {directory}; "
-            f"next: cd {directory}" + (f" && {build}" if build else "")
-            + f' && memspec smoke --adapter "{adapter.format(name=name)}"']
+    return [
+        *written,
+        f"{lang} adapter for {', '.join(ops)} ({count} ops) in {directory}; "
+        f"next: cd {directory}"
+        + (f" && {build}" if build else "")
+        + f' && memspec smoke --adapter "{adapter.format(name=name)}"',
+    ]

@@ -29,7 +29,7 @@ class Shard:
     def select(self, case_ids: Iterable[str]) -> set[str]:
         """The ids among ``case_ids`` that belong to this shard."""
         ordered = sorted(set(case_ids), key=lambda case_id: (_digest(case_id), case_id))
-        return set(ordered[self.index - 1::self.count])
+        return set(ordered[self.index - 1 :: self.count])
 
 
 def _digest(case_id: str) -> str:
@@ -43,6 +43,8 @@ def parse_shard(text: str) -> Shard:
         raise UsageError(f"--shard {text!r}: expected K/N, such as 1/4")
     index, count = int(match[1]), int(match[2])
     if count < 1 or not 1 <= index <= count:
-        raise UsageError(f"--shard {text!r}: K must be between 1 and N (1/{max(count, 1)} "
-                         f"to {max(count, 1)}/{max(count, 1)})")
+        raise UsageError(
+            f"--shard {text!r}: K must be between 1 and N (1/{max(count, 1)} "
+            f"to {max(count, 1)}/{max(count, 1)})"
+        )
     return Shard(index, count)

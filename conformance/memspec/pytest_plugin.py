@@ -425,8 +425,10 @@ def _property_message(case_id: str, kind: str, call: pytest.CallInfo[None],
     error = call.excinfo.value if call.excinfo is not None else None
     reason = str(error).strip().splitlines()[0] if error is not None and str(error).strip() \
         else type(error).__name__
-    lines = [f"{kind} {case_id} does not hold: {reason[:500]}"]
     calls = recent_calls()
+    if calls and calls[-1].response.error_kind == "unknown-op":
+        reason = f"{calls[-1].op} answered error 'unknown-op'"
+    lines = [f"{kind} {case_id} does not hold: {reason[:500]}"]
     if calls:
         last = calls[-1]
         lines += [f"  op:    {last.op}", f"  args:  {abridge(last.args, 400)}",

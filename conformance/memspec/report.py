@@ -165,7 +165,7 @@ def todo_groups(records: Sequence[CaseRecord]) -> tuple[list[tuple[str, int]],
         if record.outcome not in FAILING:
             continue
         first = record.message.split("\n", 1)[0]
-        if "got error 'unknown-op'" in first or "unknown-op" in first.split(":")[-1]:
+        if "'unknown-op'" in first:
             what = "unknown-op"
         elif record.outcome == "error":
             what = "fault"
@@ -173,11 +173,30 @@ def todo_groups(records: Sequence[CaseRecord]) -> tuple[list[tuple[str, int]],
             what = "passes, but is listed as expected to fail"
         else:
             what = "wrong"
-        op = record.ops[0] if record.ops else f"{record.kind} {record.id}"
+        op = record.ops[0] if record.ops else _op_in_message(record.message) or \
+            f"{record.kind} {record.id}"
         by_op[f"{what}: {op}"] += 1
         for requirement in record.requirements:
             by_requirement[requirement] += 1
-    return by_op.most_common(), by_requirement.most_common()
+    # Wrong answers first: an op that is missing is one item of work, a wrong one a bug.
+    ordered = sorted(by_op.items(), key=lambda item: (_TODO_ORDER.index(
+        item[0].split(": ")[0]), -item[1], item[0]))
+    return ordered, by_requirement.most_common()
+
+
+def _op_in_message(message: str) -> str:
+    for line in message.splitlines():
+        if line.strip().startswith("op:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+_TODO_ORDER = ("wrong", "fault", "passes, but is listed as expected to fail", "unknown-op")
+
+
+def _listing_order(record: CaseRecord) -> tuple[int, str]:
+    missing = "'unknown-op'" in record.message.split("\n", 1)[0]
+    return (1 if missing else 0, record.id)
 
 
 def skip_groups(records: Sequence[CaseRecord]) -> list[tuple[str, int]]:
@@ -208,7 +227,8 @@ def render_run_end(report: Report, written: Sequence[tuple[str, str]],
                   for requirement, count in by_requirement[:at_most]]
         if len(by_requirement) > at_most:
             lines.append(f"  … and {len(by_requirement) - at_most} more requirements")
-        failing = [r for r in report.records if r.outcome in FAILING]
+        failing = sorted((r for r in report.records if r.outcome in FAILING),
+                         key=_listing_order)
         lines.append("")
         for record in failing[:at_most]:
             lines.append(f"{record.outcome.upper()} {record.id}")

@@ -32,7 +32,16 @@ class ThreeOps:
         return {"id": request_id, "result": handler(args)}
 
     def op_constants(self, args: dict[str, Any]) -> Any:
-        return {}
+        return {
+            "project_memory_file": "EVVA.md", "max_file_bytes": 65536,
+            "memory_dir_name": "memory", "memory_index_file": "MEMORY.md",
+            "max_index_lines": 200, "max_index_bytes": 25000, "max_memory_files": 200,
+            "frontmatter_max_lines": 30, "frontmatter_scan_bytes": 4096,
+            "memory_types": list(TYPES), "recall_max_selected": 5, "recall_max_tokens": 256,
+            "dream_lock_file": ".consolidate-lock", "dream_stale_after_s": 3600,
+            "dream_scan_throttle_s": 600, "dream_default_min_hours": 24,
+            "dream_default_min_sessions": 5,
+        }
 
     def op_parse_memory_type(self, args: dict[str, Any]) -> Any:
         raw = str(args["raw"])

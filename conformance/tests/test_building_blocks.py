@@ -129,3 +129,11 @@ def test_memref_error_kinds_are_the_protocols() -> None:
     from memspec.protocol import ERROR_KINDS as protocol_kinds
 
     assert reference_kinds == protocol_kinds
+
+
+def test_memref_speaks_the_suites_protocol_version_and_shares_its_distribution_version() -> None:
+    import memref
+    import memspec
+
+    assert memref.PROTOCOL_VERSION == memspec.PROTOCOL_VERSION
+    assert memref.__version__ == memspec.__version__

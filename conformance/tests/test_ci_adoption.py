@@ -35,19 +35,20 @@ def _usage_error(result: Any) -> str:
 
 def _rewrite(source: Path, target: Path, change: Any) -> Path:
     lines = read_report(source)
-    target.write_text("".join(json.dumps(change(line)) + "\n" for line in lines),
-                      encoding="utf-8")
+    target.write_text("".join(json.dumps(change(line)) + "\n" for line in lines), encoding="utf-8")
     return target
 
 
 # --- --write-expectations ------------------------------------------------------------------
 
+
 def test_written_expectations_adopt_the_suite_and_ratchet(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     written = tmp_path / "expected.toml"
-    first = _run(memspec_cli, demo_env, "--adapter", fake_cmd("wrong"),
-                 "--write-expectations", str(written))
+    first = _run(
+        memspec_cli, demo_env, "--adapter", fake_cmd("wrong"), "--write-expectations", str(written)
+    )
     assert first.returncode == 1
     entries = tomllib.loads(written.read_text(encoding="utf-8"))["expected_failure"]
     assert {entry["case"] for entry in entries} == DEMO_BANGS
@@ -55,23 +56,44 @@ def test_written_expectations_adopt_the_suite_and_ratchet(
 
     # The same port with the written file: the run passes, the failures are xfailed.
     report = tmp_path / "r.jsonl"
-    again = _run(memspec_cli, demo_env, "--adapter", fake_cmd("wrong"), "--expectations",
-                 str(written), "--report", str(report))
+    again = _run(
+        memspec_cli,
+        demo_env,
+        "--adapter",
+        fake_cmd("wrong"),
+        "--expectations",
+        str(written),
+        "--report",
+        str(report),
+    )
     assert again.returncode == 0, again.stdout
-    assert {case for case, outcome in outcomes(report).items()
-            if outcome == "xfailed"} == DEMO_BANGS
+    assert {
+        case for case, outcome in outcomes(report).items() if outcome == "xfailed"
+    } == DEMO_BANGS
 
     # A port that fixed the cases: the file is strict, so the run fails until the entries
     # go; writing again from this run drops them.
     ratchet = tmp_path / "ratchet.toml"
-    fixed = _run(memspec_cli, demo_env, "--adapter", fake_cmd("good"), "--expectations",
-                 str(written), "--report", str(report), "--write-expectations", str(ratchet))
+    fixed = _run(
+        memspec_cli,
+        demo_env,
+        "--adapter",
+        fake_cmd("good"),
+        "--expectations",
+        str(written),
+        "--report",
+        str(report),
+        "--write-expectations",
+        str(ratchet),
+    )
     assert fixed.returncode == 1
-    assert {case for case, outcome in outcomes(report).items()
-            if outcome == "xpassed"} == DEMO_BANGS
+    assert {
+        case for case, outcome in outcomes(report).items() if outcome == "xpassed"
+    } == DEMO_BANGS
     assert tomllib.loads(ratchet.read_text(encoding="utf-8")) == {}
-    clean = _run(memspec_cli, demo_env, "--adapter", fake_cmd("good"), "--expectations",
-                 str(ratchet))
+    clean = _run(
+        memspec_cli, demo_env, "--adapter", fake_cmd("good"), "--expectations", str(ratchet)
+    )
     assert clean.returncode == 0, clean.stdout
 
 
@@ -79,14 +101,27 @@ def test_written_expectations_keep_the_reasons_of_cases_still_failing(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     given = tmp_path / "given.toml"
-    given.write_text('[[expected_failure]]\ncase = "demo/echo/bang-one"\n'
-                     'reason = "answers \\"wrong\\" (issue 7)"\n', encoding="utf-8")
+    given.write_text(
+        '[[expected_failure]]\ncase = "demo/echo/bang-one"\n'
+        'reason = "answers \\"wrong\\" (issue 7)"\n',
+        encoding="utf-8",
+    )
     written = tmp_path / "written.toml"
-    result = _run(memspec_cli, demo_env, "--adapter", fake_cmd("wrong"), "--expectations",
-                  str(given), "--write-expectations", str(written))
+    result = _run(
+        memspec_cli,
+        demo_env,
+        "--adapter",
+        fake_cmd("wrong"),
+        "--expectations",
+        str(given),
+        "--write-expectations",
+        str(written),
+    )
     assert result.returncode == 1  # bang-two fails and is not listed yet
-    entries = {entry["case"]: entry["reason"] for entry in
-               tomllib.loads(written.read_text(encoding="utf-8"))["expected_failure"]}
+    entries = {
+        entry["case"]: entry["reason"]
+        for entry in tomllib.loads(written.read_text(encoding="utf-8"))["expected_failure"]
+    }
     assert entries["demo/echo/bang-one"] == 'answers "wrong" (issue 7)'
     assert set(entries) == DEMO_BANGS
 
@@ -94,31 +129,51 @@ def test_written_expectations_keep_the_reasons_of_cases_still_failing(
 def test_write_expectations_to_a_missing_directory_is_refused(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
-    result = _run(memspec_cli, demo_env, "--write-expectations",
-                  str(tmp_path / "no" / "such" / "e.toml"))
+    result = _run(
+        memspec_cli, demo_env, "--write-expectations", str(tmp_path / "no" / "such" / "e.toml")
+    )
     assert "no directory" in _usage_error(result)
 
 
 # --- diff ----------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Reports of the demo profile from a correct and a wrong adapter (made once)."""
     where = tmp_path_factory.mktemp("runs")
     env = dict(os.environ)
-    env.update(MEMSPEC_FIXTURES=str(DATA / "fixtures"), MEMSPEC_SPEC=str(DATA / "spec"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")])))
+    env.update(
+        MEMSPEC_FIXTURES=str(DATA / "fixtures"),
+        MEMSPEC_SPEC=str(DATA / "spec"),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")])),
+    )
     env.pop("PYTEST_ADDOPTS", None)
     good, wrong = where / "good.jsonl", where / "wrong.jsonl"
     for mode, path in (("good", good), ("wrong", wrong)):
-        subprocess.run([sys.executable, "-m", "memspec", "run", "--adapter", fake_cmd(mode),
-                        "--report", str(path)], cwd=where, env=env, capture_output=True,
-                       check=False, timeout=300)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memspec",
+                "run",
+                "--adapter",
+                fake_cmd(mode),
+                "--report",
+                str(path),
+            ],
+            cwd=where,
+            env=env,
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
     return good, wrong
 
 
-def test_diff_finds_regressions_and_fixes(two_runs: tuple[Path, Path], memspec_cli: Runner,
-                                          tmp_path: Path) -> None:
+def test_diff_finds_regressions_and_fixes(
+    two_runs: tuple[Path, Path], memspec_cli: Runner, tmp_path: Path
+) -> None:
     good, wrong = two_runs
     worse = memspec_cli("diff", str(good), str(wrong))
     assert worse.returncode == 1, worse.stdout
@@ -143,41 +198,51 @@ def test_diff_counts_removed_passing_cases_as_regressions(
 ) -> None:
     good, wrong = two_runs
     fewer = _rewrite(good, tmp_path / "fewer.jsonl", lambda line: line)
-    kept = [line for line in read_report(good)
-            if line.get("id") not in ("demo/echo/plain", "demo/echo/bang-one")]
+    kept = [
+        line
+        for line in read_report(good)
+        if line.get("id") not in ("demo/echo/plain", "demo/echo/bang-one")
+    ]
     fewer.write_text("".join(json.dumps(line) + "\n" for line in kept), encoding="utf-8")
     result = memspec_cli("diff", str(good), str(fewer))
     assert result.returncode == 1
     assert "Regressions (passing cases removed) (2):" in result.stdout
     # A failing case that goes is not a regression; a new case is reported as added.
     gone_failing = [line for line in read_report(wrong) if line.get("id") != "demo/echo/bang-two"]
-    (tmp_path / "gone.jsonl").write_text("".join(json.dumps(x) + "\n" for x in gone_failing),
-                                         encoding="utf-8")
+    (tmp_path / "gone.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in gone_failing), encoding="utf-8"
+    )
     result = memspec_cli("diff", str(wrong), str(tmp_path / "gone.jsonl"))
     assert result.returncode == 0 and "Removed (1):" in result.stdout
     result = memspec_cli("diff", str(tmp_path / "gone.jsonl"), str(wrong))
     assert result.returncode == 0 and "Added (1):" in result.stdout
 
 
-def test_diff_refuses_bad_input(two_runs: tuple[Path, Path], memspec_cli: Runner,
-                                tmp_path: Path) -> None:
+def test_diff_refuses_bad_input(
+    two_runs: tuple[Path, Path], memspec_cli: Runner, tmp_path: Path
+) -> None:
     good, _ = two_runs
     assert "no such report" in _usage_error(
-        memspec_cli("diff", str(good), str(tmp_path / "missing.jsonl")))
+        memspec_cli("diff", str(good), str(tmp_path / "missing.jsonl"))
+    )
     (tmp_path / "junk.jsonl").write_text("not json\n", encoding="utf-8")
-    assert "not JSON" in _usage_error(memspec_cli("diff", str(good),
-                                                  str(tmp_path / "junk.jsonl")))
+    assert "not JSON" in _usage_error(memspec_cli("diff", str(good), str(tmp_path / "junk.jsonl")))
     (tmp_path / "headless.jsonl").write_text('{"type": "case"}\n', encoding="utf-8")
     assert "not a memspec report" in _usage_error(
-        memspec_cli("diff", str(good), str(tmp_path / "headless.jsonl")))
-    other = _rewrite(good, tmp_path / "other-suite.jsonl", lambda line: {
-        **line, "suite_version": "9.9.9"} if line["type"] == "header" else line)
+        memspec_cli("diff", str(good), str(tmp_path / "headless.jsonl"))
+    )
+    other = _rewrite(
+        good,
+        tmp_path / "other-suite.jsonl",
+        lambda line: {**line, "suite_version": "9.9.9"} if line["type"] == "header" else line,
+    )
     assert "--across-suites" in _usage_error(memspec_cli("diff", str(good), str(other)))
     assert memspec_cli("diff", "--across-suites", str(good), str(other)).returncode == 0
     assert _usage_error(memspec_cli("diff", str(good)))
 
 
 # --- --shard and merge-reports -------------------------------------------------------------
+
 
 def test_shards_are_balanced_disjoint_and_complete() -> None:
     ids = [f"p/area/case-{n}" for n in range(103)]
@@ -191,15 +256,24 @@ def test_shards_are_balanced_disjoint_and_complete() -> None:
             parse_shard(bad)
 
 
-def test_merged_shards_equal_one_full_run(demo_env: dict[str, str], memspec_cli: Runner,
-                                          tmp_path: Path) -> None:
+def test_merged_shards_equal_one_full_run(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     full = tmp_path / "full.jsonl"
     _run(memspec_cli, demo_env, "--adapter", fake_cmd("wrong"), "--report", str(full))
     shards = []
     for k in (1, 2, 3):
         shard = tmp_path / f"shard{k}.jsonl"
-        result = _run(memspec_cli, demo_env, "--adapter", fake_cmd("wrong"), "--shard",
-                      f"{k}/3", "--report", str(shard))
+        result = _run(
+            memspec_cli,
+            demo_env,
+            "--adapter",
+            fake_cmd("wrong"),
+            "--shard",
+            f"{k}/3",
+            "--report",
+            str(shard),
+        )
         assert result.returncode in (0, 1), result.stderr
         assert read_report(shard)[0]["run_info"]["shard"] == f"{k}/3"
         shards.append(shard)
@@ -224,34 +298,51 @@ def test_merge_refuses_reports_that_are_not_shards_of_one_run(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    _run(memspec_cli, demo_env, "--adapter", fake_cmd("good"), "--shard", "1/2", "--report",
-         str(one))
-    _run(memspec_cli, demo_env, "--adapter", fake_cmd("wrong"), "--shard", "2/2", "--report",
-         str(two))
+    _run(
+        memspec_cli, demo_env, "--adapter", fake_cmd("good"), "--shard", "1/2", "--report", str(one)
+    )
+    _run(
+        memspec_cli,
+        demo_env,
+        "--adapter",
+        fake_cmd("wrong"),
+        "--shard",
+        "2/2",
+        "--report",
+        str(two),
+    )
     out = str(tmp_path / "out.jsonl")
     assert "implementation" in _usage_error(
-        memspec_cli("merge-reports", str(one), str(two), "-o", out))
+        memspec_cli("merge-reports", str(one), str(two), "-o", out)
+    )
     assert "shards must not overlap" in _usage_error(
-        memspec_cli("merge-reports", str(one), str(one), "-o", out))
+        memspec_cli("merge-reports", str(one), str(one), "-o", out)
+    )
     assert "2/2 missing" in _usage_error(memspec_cli("merge-reports", str(one), "-o", out))
-    other = _rewrite(one, tmp_path / "other.jsonl", lambda line: {
-        **line, "suite_version": "9.9.9"} if line["type"] == "header" else line)
+    other = _rewrite(
+        one,
+        tmp_path / "other.jsonl",
+        lambda line: {**line, "suite_version": "9.9.9"} if line["type"] == "header" else line,
+    )
     assert "suite version" in _usage_error(
-        memspec_cli("merge-reports", str(one), str(other), "-o", out))
+        memspec_cli("merge-reports", str(one), str(other), "-o", out)
+    )
     assert "no such report" in _usage_error(
-        memspec_cli("merge-reports", str(one), str(tmp_path / "nope.jsonl"), "-o", out))
-    assert "overwrite" in _usage_error(
-        memspec_cli("merge-reports", str(one), "-o", str(one)))
+        memspec_cli("merge-reports", str(one), str(tmp_path / "nope.jsonl"), "-o", out)
+    )
+    assert "overwrite" in _usage_error(memspec_cli("merge-reports", str(one), "-o", str(one)))
     assert not Path(out).exists()
 
 
 @pytest.mark.parametrize("spec", ["3/2", "0/3", "x/y", "2"])
-def test_run_refuses_a_bad_shard_spec(demo_env: dict[str, str], memspec_cli: Runner,
-                                      spec: str) -> None:
+def test_run_refuses_a_bad_shard_spec(
+    demo_env: dict[str, str], memspec_cli: Runner, spec: str
+) -> None:
     assert "--shard" in _usage_error(_run(memspec_cli, demo_env, "--shard", spec))
 
 
 # --- GitHub step summary -------------------------------------------------------------------
+
 
 def test_summary_is_appended_to_the_github_step_summary(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
@@ -269,30 +360,43 @@ def test_summary_is_appended_to_the_github_step_summary(
 
 # --- badge ---------------------------------------------------------------------------------
 
-def test_badges_per_profile_and_overall(two_runs: tuple[Path, Path], memspec_cli: Runner,
-                                        tmp_path: Path) -> None:
+
+def test_badges_per_profile_and_overall(
+    two_runs: tuple[Path, Path], memspec_cli: Runner, tmp_path: Path
+) -> None:
     good, wrong = two_runs
     out = tmp_path / "badges"
     result = memspec_cli("badge", str(wrong), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "memspec-demo.json", "memspec-protocol.json", "memspec.json"]
+        "memspec-demo.json",
+        "memspec-protocol.json",
+        "memspec.json",
+    ]
     demo = json.loads((out / "memspec-demo.json").read_text(encoding="utf-8"))
-    assert demo == {"schemaVersion": 1, "label": "memspec demo", "message": "4/6",
-                    "color": "yellow"}
+    assert demo == {
+        "schemaVersion": 1,
+        "label": "memspec demo",
+        "message": "4/6",
+        "color": "yellow",
+    }
     overall = json.loads((out / "memspec.json").read_text(encoding="utf-8"))
     cases = [r for r in read_report(wrong) if r["type"] == "case"]
     run = [r for r in cases if r["outcome"] != "skipped"]
     passed = sum(r["outcome"] == "passed" for r in run)
     assert overall["message"] == f"{passed}/{len(run)}"
     memspec_cli("badge", str(good), "-o", str(out))
-    assert json.loads((out / "memspec-demo.json").read_text(encoding="utf-8"))["color"] == \
-        "brightgreen"
+    assert (
+        json.loads((out / "memspec-demo.json").read_text(encoding="utf-8"))["color"]
+        == "brightgreen"
+    )
 
 
-def test_badge_refuses_bad_input(two_runs: tuple[Path, Path], memspec_cli: Runner,
-                                 tmp_path: Path) -> None:
+def test_badge_refuses_bad_input(
+    two_runs: tuple[Path, Path], memspec_cli: Runner, tmp_path: Path
+) -> None:
     good, _ = two_runs
     assert "no such report" in _usage_error(
-        memspec_cli("badge", str(tmp_path / "none.jsonl"), "-o", str(tmp_path / "b")))
+        memspec_cli("badge", str(tmp_path / "none.jsonl"), "-o", str(tmp_path / "b"))
+    )
     assert "not a directory" in _usage_error(memspec_cli("badge", str(good), "-o", str(good)))

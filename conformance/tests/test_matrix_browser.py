@@ -28,11 +28,19 @@ from conftest import HERE
 from memspec.report import read_report
 from memspec.requirements import load_requirements
 
-SELECTION = ("--profile", "memdir", "--profile", "turnlog",
-             "-k", "memdir/type or memdir/age or turnlog/filename")
-HOSTILE = ('</script><script>document.body.setAttribute("data-pwned", "1")</script>'
-           '<img src=x onerror="document.body.setAttribute(\'data-pwned\', \'2\')">'
-           ' & \u2028 \U0001F600 "quoted" <b>bold</b>')
+SELECTION = (
+    "--profile",
+    "memdir",
+    "--profile",
+    "turnlog",
+    "-k",
+    "memdir/type or memdir/age or turnlog/filename",
+)
+HOSTILE = (
+    '</script><script>document.body.setAttribute("data-pwned", "1")</script>'
+    "<img src=x onerror=\"document.body.setAttribute('data-pwned', '2')\">"
+    ' & \u2028 \U0001f600 "quoted" <b>bold</b>'
+)
 TYPE_CASE = "memdir/type/known-user"
 DIVERGENT_CASE = "memdir/age/365-days-minus-1ns-age-days"
 
@@ -42,8 +50,10 @@ def _chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    message = ("headless Chromium is needed for the matrix page tests and is not installed "
-               "(apt-get install -y chromium)")
+    message = (
+        "headless Chromium is needed for the matrix page tests and is not installed "
+        "(apt-get install -y chromium)"
+    )
     if os.environ.get("CI") == "true":
         pytest.fail(message)
     pytest.skip(message)
@@ -56,12 +66,28 @@ def _artifacts() -> Path:
 
 
 def _browser(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    command = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", *args]
-    return subprocess.run(command, capture_output=True, text=True, encoding="utf-8",
-                          errors="replace", timeout=120, check=False)
+    command = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
 
 
 def dump_dom(page: Path, tmp: Path, query: str = "") -> str:
@@ -71,8 +97,13 @@ def dump_dom(page: Path, tmp: Path, query: str = "") -> str:
 
 
 def screenshot(page: Path, tmp: Path, target: Path, query: str = "") -> None:
-    result = _browser(f"--screenshot={target}", "--window-size=1400,900",
-                      "--hide-scrollbars", page.as_uri() + query, profile=tmp / "chromium")
+    result = _browser(
+        f"--screenshot={target}",
+        "--window-size=1400,900",
+        "--hide-scrollbars",
+        page.as_uri() + query,
+        profile=tmp / "chromium",
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -93,13 +124,19 @@ class _Dom(HTMLParser):
         self.text.append(data)
 
     def find(self, tag: str, **wanted: str) -> list[dict[str, str]]:
-        return [a for t, a in self.elements if t == tag and all(
-            a.get(k.replace("_", "-")) == v for k, v in wanted.items())]
+        return [
+            a
+            for t, a in self.elements
+            if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in wanted.items())
+        ]
 
 
 def _cells(dom: _Dom) -> dict[tuple[str, int], tuple[int, int]]:
-    return {(a["data-row"], int(a["data-impl"])): (int(a["data-passed"]), int(a["data-total"]))
-            for a in dom.find("td") if "data-row" in a}
+    return {
+        (a["data-row"], int(a["data-impl"])): (int(a["data-passed"]), int(a["data-total"]))
+        for a in dom.find("td")
+        if "data-row" in a
+    }
 
 
 def _expected_cells(reports: list[Path]) -> dict[tuple[str, int], tuple[int, int]]:
@@ -116,10 +153,14 @@ def _expected_cells(reports: list[Path]) -> dict[tuple[str, int], tuple[int, int
             for key in ("all", parts[0], area):
                 tally.setdefault((key, column), Counter())[record["outcome"]] += 1
     rows = {key for key, _ in tally}
-    return {(row, column): (tally.get((row, column), Counter())["passed"],
-                            sum(n for o, n in tally.get((row, column), Counter()).items()
-                                if o != "skipped"))
-            for row in rows for column in range(len(reports))}
+    return {
+        (row, column): (
+            tally.get((row, column), Counter())["passed"],
+            sum(n for o, n in tally.get((row, column), Counter()).items() if o != "skipped"),
+        )
+        for row in rows
+        for column in range(len(reports))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -133,35 +174,57 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     env.pop("MEMSPEC_FIXTURES", None)
     env.pop("MEMSPEC_SPEC", None)
     made = []
-    for name, adapter in (("memref", "reference"),
-                          ("three-ops", "python:memdir_fakes:ThreeOps")):
+    for name, adapter in (("memref", "reference"), ("three-ops", "python:memdir_fakes:ThreeOps")):
         report = where / f"{name}.jsonl"
-        result = subprocess.run([sys.executable, "-m", "memspec", "run", "--adapter", adapter,
-                                 *SELECTION, "--report", str(report)], cwd=where, env=env,
-                                capture_output=True, text=True, timeout=600, check=False)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memspec",
+                "run",
+                "--adapter",
+                adapter,
+                *SELECTION,
+                "--report",
+                str(report),
+            ],
+            cwd=where,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert result.returncode in (0, 1), result.stderr[-2000:]
         made.append(report)
 
     def hostile(line: dict[str, Any]) -> dict[str, Any]:
         if line["type"] == "header":
-            return {**line, "implementation": {"name": "<i>evil</i>", "version": "1&2",
-                                               "language": "c"}}
+            return {
+                **line,
+                "implementation": {"name": "<i>evil</i>", "version": "1&2", "language": "c"},
+            }
         if line["type"] == "case" and line["outcome"] == "failed":
             return {**line, "message": HOSTILE}
         return line
 
     evil = where / "evil.jsonl"
-    evil.write_text("".join(json.dumps(hostile(line)) + "\n"
-                            for line in read_report(made[1])), encoding="utf-8")
+    evil.write_text(
+        "".join(json.dumps(hostile(line)) + "\n" for line in read_report(made[1])), encoding="utf-8"
+    )
     return [*made, evil]
 
 
 @pytest.fixture(scope="module")
 def page(reports: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("matrix")
-    result = subprocess.run([sys.executable, "-m", "memspec", "matrix", *map(str, reports),
-                             "-o", str(out)], capture_output=True, text=True, timeout=300,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "memspec", "matrix", *map(str, reports), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     return out / "index.html"
 
@@ -175,8 +238,9 @@ def test_the_page_is_self_contained(page: Path) -> None:
     assert "<" not in data  # the embedded JSON cannot close its element
 
 
-def test_cell_counts_in_the_browser_equal_the_reports(reports: list[Path], page: Path,
-                                                      tmp_path: Path) -> None:
+def test_cell_counts_in_the_browser_equal_the_reports(
+    reports: list[Path], page: Path, tmp_path: Path
+) -> None:
     dom = _Dom(dump_dom(page, tmp_path))
     (body,) = dom.find("body")
     assert body["data-ready"] == "1" and "data-pwned" not in body
@@ -201,8 +265,12 @@ def test_opening_an_area_and_a_case_shows_requirement_args_expectation_and_answe
     html = dump_dom(page, tmp_path, query)
     dom = _Dom(html)
     (panel,) = dom.find("section", id="area")
-    area_ids = {r["id"] for path in reports for r in read_report(path)
-                if r["type"] == "case" and r["id"].startswith("memdir/type/")}
+    area_ids = {
+        r["id"]
+        for path in reports
+        for r in read_report(path)
+        if r["type"] == "case" and r["id"].startswith("memdir/type/")
+    }
     assert panel["data-area"] == "memdir/type" and panel["data-cases"] == str(len(area_ids))
     assert {a["data-case"] for a in dom.find("tr") if "data-case" in a} == area_ids
     assert len(dom.find("div", data_case_detail=TYPE_CASE)) == 1
@@ -211,8 +279,7 @@ def test_opening_an_area_and_a_case_shows_requirement_args_expectation_and_answe
     assert requirement.text in text
     assert '"raw": "user"' in text  # the args
     assert '"type": "user"' in text  # the expected result
-    three_ops = next(r["message"] for r in read_report(reports[1])
-                     if r.get("id") == TYPE_CASE)
+    three_ops = next(r["message"] for r in read_report(reports[1]) if r.get("id") == TYPE_CASE)
     assert three_ops.splitlines()[0] in text  # each implementation's answer
     assert HOSTILE in text  # hostile text arrives as text ...
     assert "data-pwned" not in dom.find("body")[0]  # ... and runs nothing
@@ -241,26 +308,38 @@ def _synthetic_reports(where: Path, implementations: int, cases: int) -> list[Pa
     outcomes = ("passed",) * 6 + ("failed", "error", "skipped", "xfailed")
     paths = []
     for column in range(implementations):
-        header = {"type": "header", "suite_version": "0.1.0", "protocol_version": "1.1.0",
-                  "implementation": {"name": f"port-with-a-long-name-{column}",
-                                     "version": f"{column}.0", "language": "x"},
-                  "run_info": {}}
+        header = {
+            "type": "header",
+            "suite_version": "0.1.0",
+            "protocol_version": "1.1.0",
+            "implementation": {
+                "name": f"port-with-a-long-name-{column}",
+                "version": f"{column}.0",
+                "language": "x",
+            },
+            "run_info": {},
+        }
         lines = [header]
         for number in range(cases):
             outcome = outcomes[(number * 7 + column * 3) % len(outcomes)] if column else "passed"
-            lines.append({"type": "case", "id": f"{profiles[number % 4]}/area-{number % 37}/"
-                          f"case-{number}", "profile": profiles[number % 4],
-                          "requirements": [], "outcome": outcome,
-                          "message": "" if outcome == "passed" else f"wrong answer {number}",
-                          "duration_s": 0.0})
+            lines.append(
+                {
+                    "type": "case",
+                    "id": f"{profiles[number % 4]}/area-{number % 37}/case-{number}",
+                    "profile": profiles[number % 4],
+                    "requirements": [],
+                    "outcome": outcome,
+                    "message": "" if outcome == "passed" else f"wrong answer {number}",
+                    "duration_s": 0.0,
+                }
+            )
         path = where / f"port{column}.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
         paths.append(path)
     return paths
 
 
-def test_twenty_implementations_and_three_thousand_cases(memspec_cli: Any,
-                                                          tmp_path: Path) -> None:
+def test_twenty_implementations_and_three_thousand_cases(memspec_cli: Any, tmp_path: Path) -> None:
     _chromium()
     reports = _synthetic_reports(tmp_path, 20, 3000)
     out = tmp_path / "big"
