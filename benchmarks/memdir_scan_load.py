@@ -73,8 +73,12 @@ print(before, after, len(snapshot.memory_index), len(snapshot.workdir_memory))
 
 
 def peak_rss_kib(workdir: Path, app_home: Path) -> tuple[int, int]:
-    result = subprocess.run([sys.executable, "-c", _RSS_CHILD, str(workdir), str(app_home)],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", _RSS_CHILD, str(workdir), str(app_home)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     before, after, *_ = map(int, result.stdout.split())
     return before, after
 
@@ -100,8 +104,10 @@ def main() -> int:
         raw_floor(memory)
         floor = best_of(options.repeat, raw_floor, memory)
         scan = best_of(options.repeat, scan_memory_files, str(memory))
-        print(f"scan {options.files} files: memref {scan * 1000:.1f} ms, floor "
-              f"{floor * 1000:.1f} ms (os.scandir + 4 KiB read each); ratio {scan / floor:.2f}x")
+        print(
+            f"scan {options.files} files: memref {scan * 1000:.1f} ms, floor "
+            f"{floor * 1000:.1f} ms (os.scandir + 4 KiB read each); ratio {scan / floor:.2f}x"
+        )
     sizes = {"1 KiB": 1024, "64 KiB + 1": 65537, "1 GiB": GIB}
     timings: dict[str, float] = {}
     rss: dict[str, int] = {}
@@ -109,16 +115,21 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as scratch:
             workdir, app_home = make_load_tree(Path(scratch), size)
             load(str(workdir), str(app_home), True)
-            timings[label] = best_of(options.repeat * 20, load, str(workdir), str(app_home),
-                                     True)
+            timings[label] = best_of(options.repeat * 20, load, str(workdir), str(app_home), True)
             rss[label] = peak_rss_kib(workdir, app_home)[1]
-    print("load (EVVA.md and MEMORY.md of the same size): " + ", ".join(
-        f"{label} {seconds * 1e6:.0f} us" for label, seconds in timings.items()))
-    print(f"load ratios: 1 GiB / 1 KiB {timings['1 GiB'] / timings['1 KiB']:.2f}x, "
-          f"1 GiB / (64 KiB + 1) {timings['1 GiB'] / timings['64 KiB + 1']:.2f}x")
-    print("load peak RSS (fresh process, ru_maxrss): " + ", ".join(
-        f"{label} {kib} KiB" for label, kib in rss.items())
-          + f"; 1 GiB - 1 KiB = {rss['1 GiB'] - rss['1 KiB']} KiB")
+    print(
+        "load (EVVA.md and MEMORY.md of the same size): "
+        + ", ".join(f"{label} {seconds * 1e6:.0f} us" for label, seconds in timings.items())
+    )
+    print(
+        f"load ratios: 1 GiB / 1 KiB {timings['1 GiB'] / timings['1 KiB']:.2f}x, "
+        f"1 GiB / (64 KiB + 1) {timings['1 GiB'] / timings['64 KiB + 1']:.2f}x"
+    )
+    print(
+        "load peak RSS (fresh process, ru_maxrss): "
+        + ", ".join(f"{label} {kib} KiB" for label, kib in rss.items())
+        + f"; 1 GiB - 1 KiB = {rss['1 GiB'] - rss['1 KiB']} KiB"
+    )
     return 0
 
 

@@ -40,9 +40,21 @@ def suite_seconds(adapter: str) -> float:
     with tempfile.TemporaryDirectory() as scratch:
         started = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-m", "memspec", "run", "--adapter", adapter, "--report",
-             str(Path(scratch) / "r.jsonl")],
-            cwd=scratch, capture_output=True, text=True, check=False)
+            [
+                sys.executable,
+                "-m",
+                "memspec",
+                "run",
+                "--adapter",
+                adapter,
+                "--report",
+                str(Path(scratch) / "r.jsonl"),
+            ],
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         elapsed = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"suite run failed through {adapter}:\n{result.stdout[-2000:]}")
@@ -57,15 +69,19 @@ def main() -> int:
     samples = round_trips(options.calls)
     median_ms = statistics.median(samples) * 1000
     p95_ms = statistics.quantiles(samples, n=20)[-1] * 1000
-    print(f"round trip via {SERVE!r}: median {median_ms:.3f} ms, p95 {p95_ms:.3f} ms "
-          f"over {len(samples)} calls")
+    print(
+        f"round trip via {SERVE!r}: median {median_ms:.3f} ms, p95 {p95_ms:.3f} ms "
+        f"over {len(samples)} calls"
+    )
     in_process, via_pipe = [], []
     for _ in range(options.runs):
         in_process.append(suite_seconds("reference"))
         via_pipe.append(suite_seconds(SERVE))
     a, b = statistics.median(in_process), statistics.median(via_pipe)
-    print(f"suite wall time: in-process {a:.2f} s, subprocess {b:.2f} s "
-          f"(medians of {options.runs}); ratio {b / a:.2f}x")
+    print(
+        f"suite wall time: in-process {a:.2f} s, subprocess {b:.2f} s "
+        f"(medians of {options.runs}); ratio {b / a:.2f}x"
+    )
     return 0
 
 

@@ -54,81 +54,130 @@ def _positive(text: str) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="memspec", description="Conformance suite for on-disk agent memory.")
-    parser.add_argument("--version", action="version",
-                        version=f"memspec {memspec.__version__} (protocol "
-                                f"{memspec.PROTOCOL_VERSION})")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"memspec {memspec.__version__} (protocol {memspec.PROTOCOL_VERSION})",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
     run = commands.add_parser("run", help="run the suite against an adapter")
-    run.add_argument("--adapter", default="reference",
-                     help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'")
-    run.add_argument("--profile", action="append", default=[],
-                     help="only this profile (repeatable); 'protocol' selects the protocol "
-                          "checks")
-    run.add_argument("-k", dest="keyword",
-                     help="only cases whose id matches this pytest -k expression")
-    run.add_argument("--case", action="append", default=[], metavar="ID",
-                     help="only the case with exactly this id (repeatable)")
-    run.add_argument("--op", action="append", default=[],
-                     help="only the cases that call this op (repeatable)")
+    run.add_argument(
+        "--adapter",
+        default="reference",
+        help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'",
+    )
+    run.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        help="only this profile (repeatable); 'protocol' selects the protocol checks",
+    )
+    run.add_argument(
+        "-k", dest="keyword", help="only cases whose id matches this pytest -k expression"
+    )
+    run.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the case with exactly this id (repeatable)",
+    )
+    run.add_argument(
+        "--op", action="append", default=[], help="only the cases that call this op (repeatable)"
+    )
     run.add_argument("--report", help="write the JSON-lines report here")
     run.add_argument("--junit", help="write JUnit XML here")
     run.add_argument("--summary", help="write a Markdown summary here")
     run.add_argument("--expectations", help="TOML file of expected failures")
-    run.add_argument("--hypothesis-profile", choices=("dev", "ci", "thorough"), default="ci",
-                     help="Hypothesis settings for the properties: ci (default: 100 "
-                          "derandomised examples, the same every run), dev (25), thorough "
-                          "(1000, random)")
-    run.add_argument("--export-failures", metavar="DIR",
-                     help="write each failing property's shrunk input as a fixture file")
-    run.add_argument("-n", dest="workers", type=_workers,
-                     help="run in N processes, or 'auto' (needs pytest-xdist)")
-    run.add_argument("--timeout", type=_timeout,
-                     help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g})")
-    run.add_argument("--max-reply-bytes", type=_positive,
-                     help="longest reply line accepted from a cmd: adapter (default 64 MiB)")
-    run.add_argument("--tree-owner", metavar="UID:GID",
-                     help="the user the adapter runs as: each case's tree is handed to it "
-                          "(needs root), so permission cases run against a non-root adapter")
+    run.add_argument(
+        "--hypothesis-profile",
+        choices=("dev", "ci", "thorough"),
+        default="ci",
+        help="Hypothesis settings for the properties: ci (default: 100 "
+        "derandomised examples, the same every run), dev (25), thorough "
+        "(1000, random)",
+    )
+    run.add_argument(
+        "--export-failures",
+        metavar="DIR",
+        help="write each failing property's shrunk input as a fixture file",
+    )
+    run.add_argument(
+        "-n",
+        dest="workers",
+        type=_workers,
+        help="run in N processes, or 'auto' (needs pytest-xdist)",
+    )
+    run.add_argument(
+        "--timeout", type=_timeout, help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g})"
+    )
+    run.add_argument(
+        "--max-reply-bytes",
+        type=_positive,
+        help="longest reply line accepted from a cmd: adapter (default 64 MiB)",
+    )
+    run.add_argument(
+        "--tree-owner",
+        metavar="UID:GID",
+        help="the user the adapter runs as: each case's tree is handed to it "
+        "(needs root), so permission cases run against a non-root adapter",
+    )
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    run.add_argument("--write-expectations", metavar="FILE",
-                     help="write every failing case to FILE as an expected failure (TOML), "
-                          "to adopt the suite and ratchet with --expectations")
-    run.add_argument("--shard", metavar="K/N",
-                     help="run only shard K of N: a deterministic, balanced slice by case id")
+    run.add_argument(
+        "--write-expectations",
+        metavar="FILE",
+        help="write every failing case to FILE as an expected failure (TOML), "
+        "to adopt the suite and ratchet with --expectations",
+    )
+    run.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run only shard K of N: a deterministic, balanced slice by case id",
+    )
 
     commands.add_parser("serve-reference", help="serve memref over the protocol on stdin/stdout")
 
     smoke = commands.add_parser("smoke", help="check that an adapter speaks the protocol")
-    smoke.add_argument("--adapter", default="reference",
-                       help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'")
-    smoke.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT_S,
-                       help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g}, as for "
-                            "run)")
+    smoke.add_argument(
+        "--adapter",
+        default="reference",
+        help="reference (default), python:MODULE:ATTR or 'cmd:COMMAND LINE'",
+    )
+    smoke.add_argument(
+        "--timeout",
+        type=_timeout,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g}, as for run)",
+    )
 
     coverage = commands.add_parser("coverage", help="requirement -> cases table")
-    coverage.add_argument("--profile", action="append", default=[],
-                          help="only this profile (repeatable)")
+    coverage.add_argument(
+        "--profile", action="append", default=[], help="only this profile (repeatable)"
+    )
     coverage.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     explain = commands.add_parser("explain", help="print a requirement or case and its cases")
     explain.add_argument("id", help="a requirement id (MEMDIR-FM-004) or a case id")
 
     lint = commands.add_parser("lint", help="check fixtures and spec pages")
-    lint.add_argument("--profile", action="append", default=[],
-                      help="only this profile's fixtures (repeatable)")
+    lint.add_argument(
+        "--profile", action="append", default=[], help="only this profile's fixtures (repeatable)"
+    )
     _ci_commands(commands)
     return parser
 
 
 def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
-    diff = commands.add_parser("diff", help="compare two reports: regressions, fixes, "
-                                            "added and removed cases")
+    diff = commands.add_parser(
+        "diff", help="compare two reports: regressions, fixes, added and removed cases"
+    )
     diff.add_argument("old", help="the report to compare against (such as main's)")
     diff.add_argument("new", help="the new report")
-    diff.add_argument("--across-suites", action="store_true",
-                      help="compare reports of different suite versions")
+    diff.add_argument(
+        "--across-suites", action="store_true", help="compare reports of different suite versions"
+    )
     diff.add_argument("--markdown", action="store_true", help="print Markdown")
 
     merge = commands.add_parser("merge-reports", help="join the reports of shards of one run")
@@ -137,21 +186,28 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
 
     badge = commands.add_parser("badge", help="shields.io endpoint JSON from a report")
     badge.add_argument("report", help="a report (JSON lines)")
-    badge.add_argument("-o", "--output", required=True, metavar="DIR",
-                       help="directory for memspec.json and memspec-<profile>.json")
+    badge.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="directory for memspec.json and memspec-<profile>.json",
+    )
 
-    matrix = commands.add_parser("matrix", help="an offline HTML page comparing "
-                                                "implementations")
-    matrix.add_argument("reports", nargs="+", metavar="REPORT",
-                        help="one report per implementation")
-    matrix.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="directory for index.html")
+    matrix = commands.add_parser("matrix", help="an offline HTML page comparing implementations")
+    matrix.add_argument(
+        "reports", nargs="+", metavar="REPORT", help="one report per implementation"
+    )
+    matrix.add_argument(
+        "-o", "--output", required=True, metavar="DIR", help="directory for index.html"
+    )
 
     new_adapter = commands.add_parser("new-adapter", help="write a skeleton adapter")
     new_adapter.add_argument("--lang", required=True, choices=("python", "node", "go", "rust"))
     new_adapter.add_argument("dir", help="a new or empty directory")
-    new_adapter.add_argument("--name", default="my-port",
-                             help="the implementation name the handshake gives")
+    new_adapter.add_argument(
+        "--name", default="my-port", help="the implementation name the handshake gives"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -207,19 +263,39 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EXIT_BROKEN
     suite = Path(__file__).resolve().parent / "suite"
     pytest_args = [
-        "-c", str(suite / "memspec-run.ini"), "--rootdir", str(suite),
+        "-c",
+        str(suite / "memspec-run.ini"),
+        "--rootdir",
+        str(suite),
         # memspec itself is imported before pytest starts, so it cannot be rewritten.
-        "-W", "ignore::pytest.PytestAssertRewriteWarning",
-        "-p", "memspec.pytest_plugin", "-p", "no:benchmark", "--pyargs", "memspec.suite",
-        "-q", "--no-header", "-rN", "--tb=no",
-        "--memspec-adapter", args.adapter,
-        "--hypothesis-profile", f"memspec-{args.hypothesis_profile}",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "memspec.pytest_plugin",
+        "-p",
+        "no:benchmark",
+        "--pyargs",
+        "memspec.suite",
+        "-q",
+        "--no-header",
+        "-rN",
+        "--tb=no",
+        "--memspec-adapter",
+        args.adapter,
+        "--hypothesis-profile",
+        f"memspec-{args.hypothesis_profile}",
     ]
     for option in ("profile", "case", "op"):
         for value in getattr(args, option):
             pytest_args += [f"--memspec-{option}", value]
-    for option in ("report", "junit", "summary", "expectations", "export_failures",
-                   "write_expectations"):
+    for option in (
+        "report",
+        "junit",
+        "summary",
+        "expectations",
+        "export_failures",
+        "write_expectations",
+    ):
         value = getattr(args, option)
         if value:
             pytest_args += [f"--memspec-{option.replace('_', '-')}", str(Path(value).resolve())]
@@ -258,15 +334,17 @@ def _adapter_is_broken(args: argparse.Namespace) -> bool:
     from memspec.adapters import Adapter, parse_tree_owner
 
     owner = parse_tree_owner(args.tree_owner) if args.tree_owner else None
-    adapter = Adapter(args.adapter, args.timeout or DEFAULT_TIMEOUT_S, owner,
-                      args.max_reply_bytes)
+    adapter = Adapter(args.adapter, args.timeout or DEFAULT_TIMEOUT_S, owner, args.max_reply_bytes)
     problem, implementation = adapter_problem(adapter)
     if not problem:
         return False
     print(f"memspec: adapter broken: {problem}", file=sys.stderr)
-    write_broken_reports(problem, implementation, args.adapter,
-                         *(str(Path(p).resolve()) if p else None
-                           for p in (args.report, args.junit, args.summary)))
+    write_broken_reports(
+        problem,
+        implementation,
+        args.adapter,
+        *(str(Path(p).resolve()) if p else None for p in (args.report, args.junit, args.summary)),
+    )
     return True
 
 
@@ -295,8 +373,10 @@ def _cmd_smoke(args: argparse.Namespace) -> int:
     if result.ok:
         print(f"adapter {args.adapter}: speaks the protocol")
         return EXIT_OK
-    print(f"adapter broken: {args.adapter} does not speak the protocol (this is not a "
-          "conformance result)")
+    print(
+        f"adapter broken: {args.adapter} does not speak the protocol (this is not a "
+        "conformance result)"
+    )
     return EXIT_BROKEN
 
 
@@ -307,8 +387,19 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
     rows = requirement_coverage(args.profile)
     missing = [row for row in rows if row.missing]
     if args.json:
-        print(json.dumps([{"requirement": r.requirement.id, "level": r.requirement.level,
-                           "cases": list(r.cases)} for r in rows], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "requirement": r.requirement.id,
+                        "level": r.requirement.level,
+                        "cases": list(r.cases),
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
     else:
         width = max((len(r.requirement.id) for r in rows), default=10)
         for row in rows:
@@ -316,8 +407,7 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
             first = f"  e.g. {row.cases[0]}" if row.cases else ""
             print(f"{row.requirement.id:<{width}}  {row.requirement.level:<10}  {status}{first}")
         covered = sum(1 for r in rows if r.cases)
-        print(f"\n{len(rows)} requirements, {covered} covered, "
-              f"{len(missing)} MUST without a case")
+        print(f"\n{len(rows)} requirements, {covered} covered, {len(missing)} MUST without a case")
     return EXIT_FAILED if missing else EXIT_OK
 
 
@@ -347,8 +437,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from memspec._diff import diff_reports, render_diff
     from memspec._merge import load_run
 
-    result = diff_reports(load_run(Path(args.old)), load_run(Path(args.new)),
-                          across_suites=args.across_suites)
+    result = diff_reports(
+        load_run(Path(args.old)), load_run(Path(args.new)), across_suites=args.across_suites
+    )
     for line in render_diff(result, markdown=args.markdown):
         print(line)
     return EXIT_FAILED if result.regressed else EXIT_OK

@@ -25,8 +25,9 @@ class CoverageRow:
 def requirement_coverage(profiles: Sequence[str] = ()) -> list[CoverageRow]:
     covering: dict[str, list[str]] = {}
     fixture_profiles = [p for p in profiles if p != "protocol"]
-    for case in load_cases(profiles=fixture_profiles or None) if fixture_profiles or \
-            not profiles else []:
+    for case in (
+        load_cases(profiles=fixture_profiles or None) if fixture_profiles or not profiles else []
+    ):
         for requirement_id in case.requirements:
             covering.setdefault(requirement_id, []).append(case.id)
     for entry in registered_cases():

@@ -18,24 +18,32 @@ def explain(target: str) -> list[str]:
         requirement = row.requirement
         if requirement.id != target:
             continue
-        lines = [f"{requirement.id} ({requirement.level}) — spec/{requirement.page}, "
-                 f"§ {requirement.section}", ""]
-        lines += textwrap.wrap(requirement.text, 88, initial_indent="  ",
-                               subsequent_indent="  ")
+        lines = [
+            f"{requirement.id} ({requirement.level}) — spec/{requirement.page}, "
+            f"§ {requirement.section}",
+            "",
+        ]
+        lines += textwrap.wrap(requirement.text, 88, initial_indent="  ", subsequent_indent="  ")
         if requirement.context:
             lines += ["", f"From § {requirement.section}:"]
             lines += ["  " + line for line in requirement.context.splitlines()]
-        descriptions = {case.id: case.description
-                        for case in load_cases(profiles=[requirement.profile])} \
-            if requirement.profile != "protocol" else {}
+        descriptions = (
+            {case.id: case.description for case in load_cases(profiles=[requirement.profile])}
+            if requirement.profile != "protocol"
+            else {}
+        )
         registered = {entry.id: entry for entry in registered_cases()}
         lines += ["", f"{len(row.cases)} case(s) covering it:"]
         for case_id in row.cases:
             description = descriptions.get(case_id) or (
-                registered[case_id].description if case_id in registered else "")
+                registered[case_id].description if case_id in registered else ""
+            )
             lines.append(f"  {case_id}" + (f": {description}" if description else ""))
-        others = [entry.id for entry in registered.values()
-                  if target in entry.requirements and not entry.counts_as_coverage]
+        others = [
+            entry.id
+            for entry in registered.values()
+            if target in entry.requirements and not entry.counts_as_coverage
+        ]
         if others:
             lines.append("Also checked (regression only, not coverage): " + ", ".join(others))
         return lines
@@ -44,8 +52,10 @@ def explain(target: str) -> list[str]:
             return case.path.read_text(encoding="utf-8").splitlines()
     for entry in registered_cases():
         if entry.id == target:
-            lines = [f"{entry.id} ({entry.kind} test in memspec.suite): {entry.description}",
-                     f"requirements: {', '.join(entry.requirements)}"]
+            lines = [
+                f"{entry.id} ({entry.kind} test in memspec.suite): {entry.description}",
+                f"requirements: {', '.join(entry.requirements)}",
+            ]
             if not entry.counts_as_coverage:
                 lines.append("does not count as coverage (regression check)")
             if entry.divergences:
@@ -54,6 +64,9 @@ def explain(target: str) -> list[str]:
     for case in load_cases():
         for index in range(len(case.steps)):
             if f"{case.id}/crash-points" == target and case.steps[index].crash_points:
-                return [f"{target}: every filesystem mutation of step {index + 1} of "
-                        f"{case.id} failed in turn", *explain(case.id)]
+                return [
+                    f"{target}: every filesystem mutation of step {index + 1} of "
+                    f"{case.id} failed in turn",
+                    *explain(case.id),
+                ]
     raise UsageError(f"no requirement or case with id {target!r}")

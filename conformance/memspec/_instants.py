@@ -44,6 +44,6 @@ def format_instant(ns: int) -> str:
     moment = _EPOCH + timedelta(seconds=seconds)
     text = moment.strftime("%Y-%m-%dT%H:%M:%S")
     if len(text) < 19:  # years below 1000 lose their leading zeros in some C libraries
-        text = f"{moment.year:04d}" + text[text.index("-"):]
+        text = f"{moment.year:04d}" + text[text.index("-") :]
     digits = f"{fraction:09d}".rstrip("0")
     return text + (f".{digits}" if digits else "") + "Z"

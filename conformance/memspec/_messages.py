@@ -31,8 +31,12 @@ def visible(text: str) -> str:
             out.append("\\r")
         elif 0xD800 <= code <= 0xDFFF:
             out.append(f"\\u{code:04x}")
-        elif unicodedata.category(char)[0] in "LNPS" and unicodedata.category(char) != "Mn" \
-                and char.isprintable() and _not_confusable(char):
+        elif (
+            unicodedata.category(char)[0] in "LNPS"
+            and unicodedata.category(char) != "Mn"
+            and char.isprintable()
+            and _not_confusable(char)
+        ):
             out.append(char)
         elif code <= 0xFFFF:
             out.append(f"\\u{code:04x}")
@@ -59,8 +63,11 @@ def _as_text(value: Any) -> str | None:
 def abridge(value: Any, limit: int = _SHORT) -> str:
     """A one-line rendering of a JSON value, cut in the middle when long."""
     text = _as_text(value)
-    shown = ('"' + visible(text) + '"') if text is not None else visible(
-        json.dumps(value, ensure_ascii=False, sort_keys=True))
+    shown = (
+        ('"' + visible(text) + '"')
+        if text is not None
+        else visible(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    )
     if len(shown) <= limit:
         return shown
     half = (limit - 5) // 2
@@ -80,8 +87,11 @@ def describe_difference(expected: Any, actual: Any) -> list[str]:
         short = len(expected_text) <= _SHORT and len(actual_text) <= _SHORT
         if short:
             return [f"  expected: {abridge(expected)}", f"  actual:   {abridge(actual)}"]
-    elif len(expected_text) <= _SHORT and len(actual_text) <= _SHORT \
-            and "\n" not in expected_text + actual_text:
+    elif (
+        len(expected_text) <= _SHORT
+        and len(actual_text) <= _SHORT
+        and "\n" not in expected_text + actual_text
+    ):
         return [f"  expected: {abridge(expected)}", f"  actual:   {abridge(actual)}"]
     offset = _first_difference(expected_text, actual_text)
     line = expected_text.count("\n", 0, offset) + 1
@@ -89,8 +99,8 @@ def describe_difference(expected: Any, actual: Any) -> list[str]:
     lines = [
         f"  expected {len(expected_text)} chars, actual {len(actual_text)} chars; first "
         f"difference at offset {offset} (line {line}):",
-        f"  expected: …{visible(expected_text[start:offset + _CONTEXT])}…",
-        f"  actual:   …{visible(actual_text[start:offset + _CONTEXT])}…",
+        f"  expected: …{visible(expected_text[start : offset + _CONTEXT])}…",
+        f"  actual:   …{visible(actual_text[start : offset + _CONTEXT])}…",
     ]
     return lines
 

@@ -29,23 +29,37 @@ def adapter_problem(adapter: Adapter) -> tuple[str, Mapping[str, Any]]:
         adapter.close()
     known = known_profiles()
     if not set(handshake.profiles) & set(known):
-        return (f"the adapter claims no profile this suite knows: it claimed "
-                f"{list(handshake.profiles)}; the suite knows {list(known)}",
-                handshake.implementation)
+        return (
+            f"the adapter claims no profile this suite knows: it claimed "
+            f"{list(handshake.profiles)}; the suite knows {list(known)}",
+            handshake.implementation,
+        )
     return "", handshake.implementation
 
 
-def write_broken_reports(reason: str, implementation: Mapping[str, Any], adapter_spec: str,
-                         report: str | None, junit: str | None, summary: str | None) -> None:
-    info = {**run_info(), "adapter": adapter_spec,
-            "euid": os.geteuid() if hasattr(os, "geteuid") else None}
-    broken = Report(implementation=implementation or {"name": "unknown", "version": "",
-                                                      "language": ""},
-                    info=info, broken=reason)
+def write_broken_reports(
+    reason: str,
+    implementation: Mapping[str, Any],
+    adapter_spec: str,
+    report: str | None,
+    junit: str | None,
+    summary: str | None,
+) -> None:
+    info = {
+        **run_info(),
+        "adapter": adapter_spec,
+        "euid": os.geteuid() if hasattr(os, "geteuid") else None,
+    }
+    broken = Report(
+        implementation=implementation or {"name": "unknown", "version": "", "language": ""},
+        info=info,
+        broken=reason,
+    )
     if report:
         broken.write(Path(report))
     if junit:
         Path(junit).write_text(render_junit(broken), encoding="utf-8", errors="backslashreplace")
     if summary:
-        Path(summary).write_text(render_markdown(broken), encoding="utf-8",
-                                 errors="backslashreplace")
+        Path(summary).write_text(
+            render_markdown(broken), encoding="utf-8", errors="backslashreplace"
+        )

@@ -27,8 +27,9 @@ PROTOCOL = "protocol"
 def known_profiles() -> tuple[str, ...]:
     """Every profile with fixtures, sorted."""
     root = fixtures_dir()
-    return tuple(sorted(p.name for p in root.iterdir()
-                        if p.is_dir() and not p.name.startswith(("_", "."))))
+    return tuple(
+        sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    )
 
 
 def selectable_profiles() -> tuple[str, ...]:

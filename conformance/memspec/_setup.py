@@ -22,11 +22,16 @@ __all__ = ["GIT_DATE", "git_available", "needs_git", "run_setup"]
 
 GIT_DATE = "2026-01-01T00:00:00Z"
 _GIT_CONFIG = (
-    "-c", "init.defaultBranch=main",
-    "-c", "protocol.file.allow=always",
-    "-c", "core.autocrlf=false",
-    "-c", "advice.detachedHead=false",
-    "-c", "commit.gpgsign=false",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "protocol.file.allow=always",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "advice.detachedHead=false",
+    "-c",
+    "commit.gpgsign=false",
 )
 _TIMEOUT_S = 60
 
@@ -69,14 +74,21 @@ def run_setup(actions: Sequence[Mapping[str, Any]], root: Path) -> None:
             cwd = root / action.get("cwd", ".")
             try:
                 done = subprocess.run(
-                    ["git", *_GIT_CONFIG, *arguments], cwd=cwd, env=environment,
-                    stdin=subprocess.DEVNULL, capture_output=True, timeout=_TIMEOUT_S,
+                    ["git", *_GIT_CONFIG, *arguments],
+                    cwd=cwd,
+                    env=environment,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=_TIMEOUT_S,
                     check=False,
                 )
             except (OSError, subprocess.TimeoutExpired) as exc:
-                raise SetupError(f"setup action {number} (git {' '.join(arguments)}): "
-                                 f"{exc}") from exc
+                raise SetupError(
+                    f"setup action {number} (git {' '.join(arguments)}): {exc}"
+                ) from exc
             if done.returncode != 0:
                 said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-                raise SetupError(f"setup action {number} (git {' '.join(arguments)}) exited "
-                                 f"{done.returncode}: {said[-1] if said else ''}")
+                raise SetupError(
+                    f"setup action {number} (git {' '.join(arguments)}) exited "
+                    f"{done.returncode}: {said[-1] if said else ''}"
+                )

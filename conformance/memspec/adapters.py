@@ -96,8 +96,13 @@ class InProcessConnection:
 class SubprocessConnection:
     """A persistent child process; one JSON line out, one JSON line back."""
 
-    def __init__(self, argv: list[str], description: str, env: Mapping[str, str] | None = None,
-                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES):
+    def __init__(
+        self,
+        argv: list[str],
+        description: str,
+        env: Mapping[str, str] | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+    ):
         self.description = description
         self.max_reply_bytes = max_reply_bytes
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
@@ -158,14 +163,15 @@ class SubprocessConnection:
                 if newline >= 0:
                     last = self._pending.pop()
                     line = b"".join([*self._pending, last[:newline]])
-                    rest = last[newline + 1:]
+                    rest = last[newline + 1 :]
                     self._pending = [rest] if rest else []
                     self._pending_size = len(rest)
                     return line
             if self._pending_size > self.max_reply_bytes:
                 self._pending, self._pending_size = [], 0
                 raise ProtocolViolation(
-                    f"reply line longer than {self.max_reply_bytes} bytes (--max-reply-bytes)")
+                    f"reply line longer than {self.max_reply_bytes} bytes (--max-reply-bytes)"
+                )
             remaining = deadline - _real_clock()
             if remaining <= 0:
                 raise AdapterTimeout(f"no answer within {timeout_s:g} s")
@@ -210,10 +216,12 @@ class SubprocessConnection:
 ConnectionFactory = Callable[[], Connection]
 
 
-def parse_adapter_spec(spec: str, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
-                       ) -> tuple[str, ConnectionFactory]:
+def parse_adapter_spec(
+    spec: str, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+) -> tuple[str, ConnectionFactory]:
     """Turn an adapter spec into a description and a factory of fresh connections."""
     if spec == "reference":
+
         def reference() -> Connection:
             from memref.serve import Implementation
 
@@ -307,7 +315,8 @@ class Adapter:
 
     def __post_init__(self) -> None:
         self.description, self._factory = parse_adapter_spec(
-            self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES)
+            self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES
+        )
 
     def _id(self) -> int:
         self._next_id += 1
@@ -327,8 +336,9 @@ class Adapter:
         except AdapterBroken:
             raise
         except Exception as exc:  # an in-process adapter that cannot even be built
-            raise AdapterBroken(f"{self.description}: cannot start: {type(exc).__name__}: "
-                                f"{exc}") from exc
+            raise AdapterBroken(
+                f"{self.description}: cannot start: {type(exc).__name__}: {exc}"
+            ) from exc
         try:
             reply = connection.request(
                 {"id": self._id(), "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}},
@@ -351,8 +361,9 @@ class Adapter:
         """Another adapter of the same spec: a new process, or a new in-process instance."""
         return Adapter(self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes)
 
-    def call(self, op: str, args: Mapping[str, Any], *,
-             fail_mutation: int | None = None) -> Response:
+    def call(
+        self, op: str, args: Mapping[str, Any], *, fail_mutation: int | None = None
+    ) -> Response:
         """Send one op; a fault closes the connection so the next call restarts it.
 
         ``fail_mutation`` asks an adapter that claims ``fault-injection`` to fail that
@@ -367,8 +378,9 @@ class Adapter:
             reply = connection.request(message, self.timeout_s)
             response = _check_reply(reply, request_id)
             if fail_mutation is not None and not isinstance(response.mutations, int):
-                raise ProtocolViolation("a reply to a request with a fault needs an integer "
-                                        "'mutations'")
+                raise ProtocolViolation(
+                    "a reply to a request with a fault needs an integer 'mutations'"
+                )
             return response
         except AdapterFault:
             self._drop()
@@ -394,8 +406,9 @@ class Adapter:
         if connection is None:
             return
         if isinstance(connection, SubprocessConnection):
-            connection.stop({"id": self._id(), "op": "stop", "args": {}},
-                            min(self.timeout_s, _STOP_TIMEOUT_S))
+            connection.stop(
+                {"id": self._id(), "op": "stop", "args": {}}, min(self.timeout_s, _STOP_TIMEOUT_S)
+            )
         else:
             with contextlib.suppress(AdapterFault):
                 connection.request({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
@@ -439,12 +452,15 @@ def _check_start(reply: Message) -> Handshake:
 
 def _check_reply(reply: Message, request_id: int) -> Response:
     if reply.get("id") != request_id:
-        raise ProtocolViolation(f"reply id {reply.get('id')!r} does not echo request id "
-                                f"{request_id}: {json.dumps(reply)[:500]}")
+        raise ProtocolViolation(
+            f"reply id {reply.get('id')!r} does not echo request id "
+            f"{request_id}: {json.dumps(reply)[:500]}"
+        )
     has_result, has_error = "result" in reply, "error" in reply
     if has_result == has_error:
-        raise ProtocolViolation(f"reply needs exactly one of result and error: "
-                                f"{json.dumps(reply)[:500]}")
+        raise ProtocolViolation(
+            f"reply needs exactly one of result and error: {json.dumps(reply)[:500]}"
+        )
     mutations = reply.get("mutations")
     if mutations is not None and (not isinstance(mutations, int) or isinstance(mutations, bool)):
         raise ProtocolViolation(f"'mutations' must be an integer: {json.dumps(reply)[:500]}")
@@ -456,5 +472,8 @@ def _check_reply(reply: Message, request_id: int) -> Response:
     if error["kind"] not in ERROR_KINDS:
         raise ProtocolViolation(f"error kind {error['kind']!r} is not in the protocol's set")
     message = error.get("message", "")
-    return Response(error_kind=error["kind"], error_message=message if isinstance(message, str)
-                    else json.dumps(message), mutations=mutations)
+    return Response(
+        error_kind=error["kind"],
+        error_message=message if isinstance(message, str) else json.dumps(message),
+        mutations=mutations,
+    )

@@ -17,8 +17,17 @@ import jsonschema
 from memspec._data import fixtures_dir, schema_path
 from memspec.exceptions import FixtureError
 
-__all__ = ["Case", "Concurrency", "Expectation", "Step", "case_from_json", "fixture_files",
-           "load_case", "load_cases", "schema_errors"]
+__all__ = [
+    "Case",
+    "Concurrency",
+    "Expectation",
+    "Step",
+    "case_from_json",
+    "fixture_files",
+    "load_case",
+    "load_cases",
+    "schema_errors",
+]
 
 
 @dataclass(frozen=True)
@@ -129,7 +138,8 @@ def _step(raw: Mapping[str, Any]) -> Step:
         args=raw["args"],
         expect=Expectation.from_json(raw["expect"]),
         concurrent=Concurrency(concurrent["workers"], concurrent.get("repeat", 1))
-        if concurrent else None,
+        if concurrent
+        else None,
         crash_points=bool(raw.get("crash_points")),
     )
 
@@ -166,14 +176,11 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(("_", ".")) for part in relative.parts)
 
 
-def load_cases(
-    root: Path | None = None, profiles: Iterable[str] | None = None
-) -> list[Case]:
+def load_cases(root: Path | None = None, profiles: Iterable[str] | None = None) -> list[Case]:
     """All cases below ``root`` (the bundled fixtures by default), sorted by id."""
     base = root or fixtures_dir()
     wanted = set(profiles) if profiles else None
-    return [case for case in _load_all(base.resolve())
-            if wanted is None or case.profile in wanted]
+    return [case for case in _load_all(base.resolve()) if wanted is None or case.profile in wanted]
 
 
 @functools.lru_cache(maxsize=8)

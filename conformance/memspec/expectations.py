@@ -33,8 +33,10 @@ def load_expectations(path: Path) -> dict[str, str]:
         raise UsageError(f"expectations file {path}: not valid TOML: {exc}") from exc
     unknown = set(data) - {"expected_failure"}
     if unknown:
-        raise UsageError(f"expectations file {path}: unknown key {sorted(unknown)[0]!r}; "
-                         "only [[expected_failure]] tables are allowed")
+        raise UsageError(
+            f"expectations file {path}: unknown key {sorted(unknown)[0]!r}; "
+            "only [[expected_failure]] tables are allowed"
+        )
     entries = data.get("expected_failure", [])
     if not isinstance(entries, list):
         raise UsageError(f"expectations file {path}: expected_failure must be an array of tables")
@@ -75,8 +77,12 @@ def dump_expectations(entries: Mapping[str, str], header: str = "") -> str:
     """The TOML text of ``entries`` (case id -> reason), sorted by case id."""
     lines = [f"# {line}".rstrip() for line in header.splitlines()]
     for case in sorted(entries):
-        lines += ["", "[[expected_failure]]", f"case = {_toml_string(case)}",
-                  f"reason = {_toml_string(entries[case] or PLACEHOLDER_REASON)}"]
+        lines += [
+            "",
+            "[[expected_failure]]",
+            f"case = {_toml_string(case)}",
+            f"reason = {_toml_string(entries[case] or PLACEHOLDER_REASON)}",
+        ]
     return "\n".join(lines).lstrip("\n") + "\n"
 
 

@@ -44,22 +44,31 @@ def _needs(case: Case) -> list[str]:
 
 
 def _case_problems(case: Case, where: str) -> list[str]:
-    problems = [f"{where}: uses {need} but does not list it in requires"
-                for need in _needs(case) if need not in case.requires]
+    problems = [
+        f"{where}: uses {need} but does not list it in requires"
+        for need in _needs(case)
+        if need not in case.requires
+    ]
     for index, step in enumerate(case.steps, 1):
         if step.crash_points and step.expect.tree is None:
             problems.append(f"{where}: step {index} has crash_points but no expected tree")
         if step.expect.results is not None and step.concurrent is None:
             problems.append(f"{where}: step {index} expects results but is not concurrent")
-        if step.concurrent is not None and step.expect.results is not None and \
-                len(step.expect.results) != step.concurrent.workers * step.concurrent.repeat:
-            problems.append(f"{where}: step {index} expects {len(step.expect.results)} "
-                            "results, not workers × repeat")
+        if (
+            step.concurrent is not None
+            and step.expect.results is not None
+            and len(step.expect.results) != step.concurrent.workers * step.concurrent.repeat
+        ):
+            problems.append(
+                f"{where}: step {index} expects {len(step.expect.results)} "
+                "results, not workers × repeat"
+            )
     return problems
 
 
-def lint(fixtures: Path | None = None, spec: Path | None = None,
-         profiles: list[str] | None = None) -> list[str]:
+def lint(
+    fixtures: Path | None = None, spec: Path | None = None, profiles: list[str] | None = None
+) -> list[str]:
     """All problems found; an empty list means the corpus is clean."""
     fixtures_root = fixtures or fixtures_dir()
     spec_root = spec or spec_dir()
@@ -102,8 +111,9 @@ def lint(fixtures: Path | None = None, spec: Path | None = None,
             if requirement_id not in known:
                 problems.append(f"{where}: unknown requirement id {requirement_id}")
             elif profile_of_requirement(requirement_id) != case.profile:
-                problems.append(f"{where}: requirement {requirement_id} is not of profile "
-                                f"{case.profile!r}")
+                problems.append(
+                    f"{where}: requirement {requirement_id} is not of profile {case.profile!r}"
+                )
         for step in case.steps:
             if profile_of_op(step.op) != case.profile:
                 problems.append(f"{where}: op {step.op!r} is not of profile {case.profile!r}")
@@ -129,26 +139,36 @@ def _registered_problems(spec_root: Path, known: set[str]) -> list[str]:
             if requirement_id not in known:
                 problems.append(f"suite {entry.id}: unknown requirement id {requirement_id}")
         if entry.divergences and entry.id not in text:
-            problems.append(f"suite {entry.id}: reaches {', '.join(entry.divergences)} but "
-                            f"spec/{DIVERGENCES_PAGE} does not name it")
+            problems.append(
+                f"suite {entry.id}: reaches {', '.join(entry.divergences)} but "
+                f"spec/{DIVERGENCES_PAGE} does not name it"
+            )
     return problems
 
 
-def _divergence_problems(spec_root: Path, cases: dict[str, Path],
-                         diverging: set[str], profiles: list[str] | None = None) -> list[str]:
+def _divergence_problems(
+    spec_root: Path, cases: dict[str, Path], diverging: set[str], profiles: list[str] | None = None
+) -> list[str]:
     """Every case id named on the divergences page exists, and every case with a
     ``divergence`` field is named there."""
     page = spec_root / DIVERGENCES_PAGE
     if not page.is_file():
         return [f"spec: {DIVERGENCES_PAGE} is missing"] if diverging else []
     of_cases = {case_id.split("/", 1)[0] for case_id in cases}
-    named = {match for match in _CASE_ID.findall(page.read_text(encoding="utf-8"))
-             if match.split("/", 1)[0] in of_cases and not match.endswith("/crash-points")}
+    named = {
+        match
+        for match in _CASE_ID.findall(page.read_text(encoding="utf-8"))
+        if match.split("/", 1)[0] in of_cases and not match.endswith("/crash-points")
+    }
     from memspec.suite.registry import registered_cases
 
     named -= {entry.id for entry in registered_cases()}
-    problems = [f"spec/{DIVERGENCES_PAGE}: names {case_id!r}, which is no case"
-                for case_id in sorted(named - set(cases))]
-    problems += [f"{case_id}: has a divergence field but spec/{DIVERGENCES_PAGE} does not "
-                 "name it" for case_id in sorted(diverging - named)]
+    problems = [
+        f"spec/{DIVERGENCES_PAGE}: names {case_id!r}, which is no case"
+        for case_id in sorted(named - set(cases))
+    ]
+    problems += [
+        f"{case_id}: has a divergence field but spec/{DIVERGENCES_PAGE} does not name it"
+        for case_id in sorted(diverging - named)
+    ]
     return problems

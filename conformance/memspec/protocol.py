@@ -36,8 +36,10 @@ def _validator(reference: str) -> jsonschema.Draft202012Validator:
 
 
 def _errors(validator: jsonschema.Draft202012Validator, message: Any) -> list[str]:
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
-            for e in validator.iter_errors(message)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+        for e in validator.iter_errors(message)
+    ]
 
 
 def message_errors(message: Any, kind: str) -> list[str]:

@@ -47,8 +47,12 @@ from memspec.runner import crash_point_steps, not_claimed_reason, run_case, run_
 __all__ = ["HYPOTHESIS_PROFILES", "OPTIONS", "check_writable"]
 
 # No example database: a conformance run must not leave .hypothesis/ wherever it starts.
-_COMMON: dict[str, Any] = {"deadline": None, "database": None, "print_blob": False,
-                           "suppress_health_check": [HealthCheck.too_slow]}
+_COMMON: dict[str, Any] = {
+    "deadline": None,
+    "database": None,
+    "print_blob": False,
+    "suppress_health_check": [HealthCheck.too_slow],
+}
 HYPOTHESIS_PROFILES: dict[str, dict[str, Any]] = {
     "memspec-dev": {"max_examples": 25},
     "memspec-ci": {"max_examples": 100, "derandomize": True},
@@ -66,16 +70,23 @@ OPTIONS = {
     "report": ("string", "write the JSON-lines report here"),
     "junit": ("string", "write JUnit XML here"),
     "summary": ("string", "write a Markdown summary here"),
-    "timeout": ("string", f"seconds an adapter may take per call (default "
-                          f"{DEFAULT_TIMEOUT_S:g})"),
+    "timeout": ("string", f"seconds an adapter may take per call (default {DEFAULT_TIMEOUT_S:g})"),
     "max_reply_bytes": ("string", "longest reply line accepted, in bytes (default 64 MiB)"),
-    "tree_owner": ("string", "UID:GID the adapter runs as; each case's tree is handed to it "
-                             "(the harness must run as root)"),
-    "export_failures": ("string", "write each failing property's shrunk input here as a "
-                                  "fixture file"),
+    "tree_owner": (
+        "string",
+        "UID:GID the adapter runs as; each case's tree is handed to it "
+        "(the harness must run as root)",
+    ),
+    "export_failures": (
+        "string",
+        "write each failing property's shrunk input here as a fixture file",
+    ),
     "case_lines": ("string", "print one line per case: its outcome and its id"),
-    "write_expectations": ("string", "write every failing case (and every expected failure "
-                                     "that still fails) to this TOML expectations file"),
+    "write_expectations": (
+        "string",
+        "write every failing case (and every expected failure "
+        "that still fails) to this TOML expectations file",
+    ),
     "shard": ("string", "run only shard K of N (K/N): a deterministic slice by case id"),
 }
 _REPEATABLE = {"profile", "case", "op"}
@@ -100,8 +111,7 @@ def _asked_for(config: pytest.Config) -> bool:
         if argument.split("::")[0].replace("/", ".").startswith("memspec.suite"):
             return True
         path = Path(argument.split("::")[0])
-        if path.exists() and (path.resolve() == _SUITE_DIR or
-                              _SUITE_DIR in path.resolve().parents):
+        if path.exists() and (path.resolve() == _SUITE_DIR or _SUITE_DIR in path.resolve().parents):
             return True
     return False
 
@@ -129,8 +139,7 @@ class _State:
         timeout = _option(config, "timeout")
         self.timeout_s = _positive_seconds(str(timeout)) if timeout else DEFAULT_TIMEOUT_S
         limit = _option(config, "max_reply_bytes")
-        self.max_reply_bytes = (_positive_int(str(limit), "--max-reply-bytes") if limit
-                                else None)
+        self.max_reply_bytes = _positive_int(str(limit), "--max-reply-bytes") if limit else None
         owner = _option(config, "tree_owner")
         self.tree_owner = parse_tree_owner(owner) if owner else None
         self.profiles: list[str] = list(_option(config, "profile") or [])
@@ -159,14 +168,19 @@ class _State:
         shard = _option(config, "shard")
         self.shard = parse_shard(str(shard)) if shard else None
         if not _is_worker(config):
-            for path in (self.report_path, self.junit_path, self.summary_path,
-                         self.write_expectations_path):
+            for path in (
+                self.report_path,
+                self.junit_path,
+                self.summary_path,
+                self.write_expectations_path,
+            ):
                 if path:
                     check_writable(Path(path))
 
     def adapter(self) -> Adapter:
-        return Adapter(self.adapter_spec, self.timeout_s, self.tree_owner,
-                       max_reply_bytes=self.max_reply_bytes)
+        return Adapter(
+            self.adapter_spec, self.timeout_s, self.tree_owner, max_reply_bytes=self.max_reply_bytes
+        )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -174,8 +188,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for name, (kind, text) in OPTIONS.items():
         flag = f"--memspec-{name.replace('_', '-')}"
         if name in _REPEATABLE:
-            group.addoption(flag, dest=f"memspec_{name}", action="append", default=[],
-                            help=text)
+            group.addoption(flag, dest=f"memspec_{name}", action="append", default=[], help=text)
         else:
             group.addoption(flag, dest=f"memspec_{name}", help=text)
         parser.addini(f"memspec_{name}", f"default for {flag}", type=kind)  # type: ignore[arg-type]
@@ -211,8 +224,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _state(config: pytest.Config) -> _State:
     if _STATE not in config.stash:
-        raise pytest.UsageError("the memspec suite runs only with the memspec plugin active "
-                                "(give --memspec-adapter, or collect --pyargs memspec.suite)")
+        raise pytest.UsageError(
+            "the memspec suite runs only with the memspec plugin active "
+            "(give --memspec-adapter, or collect --pyargs memspec.suite)"
+        )
     return config.stash[_STATE]
 
 
@@ -221,10 +236,12 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def _case_marks(case: Case, kind: str = "fixture", case_id: str = "") -> list[Any]:
-    return [pytest.mark.memspec_case_id(case_id or case.id),
-            pytest.mark.memspec_profile(case.profile),
-            pytest.mark.memspec_requirement(*case.requirements),
-            pytest.mark.memspec_kind(kind)]
+    return [
+        pytest.mark.memspec_case_id(case_id or case.id),
+        pytest.mark.memspec_profile(case.profile),
+        pytest.mark.memspec_requirement(*case.requirements),
+        pytest.mark.memspec_kind(kind),
+    ]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -238,14 +255,23 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     except MemspecError as exc:
         raise pytest.UsageError(str(exc)) from exc
     if "memspec_case" in wanted:
-        metafunc.parametrize("memspec_case", [
-            pytest.param(case, id=case.id, marks=_case_marks(case)) for case in cases])
+        metafunc.parametrize(
+            "memspec_case",
+            [pytest.param(case, id=case.id, marks=_case_marks(case)) for case in cases],
+        )
     else:
         crash = [(case, index) for case in cases for index in crash_point_steps(case)]
-        metafunc.parametrize("memspec_crash_case", [
-            pytest.param((case, index), id=f"{case.id}/crash-points",
-                         marks=_case_marks(case, "crash-points", f"{case.id}/crash-points"))
-            for case, index in crash])
+        metafunc.parametrize(
+            "memspec_crash_case",
+            [
+                pytest.param(
+                    (case, index),
+                    id=f"{case.id}/crash-points",
+                    marks=_case_marks(case, "crash-points", f"{case.id}/crash-points"),
+                )
+                for case, index in crash
+            ],
+        )
 
 
 def _ops_of(item: pytest.Item) -> list[str]:
@@ -283,13 +309,18 @@ def pytest_collection_modifyitems(
             continue
         requirement_marker = item.get_closest_marker("memspec_requirement")
         kind_marker = item.get_closest_marker("memspec_kind")
-        item.user_properties.append(("memspec_case", {
-            "id": case_id,
-            "profile": profile,
-            "requirements": list(requirement_marker.args) if requirement_marker else [],
-            "kind": str(kind_marker.args[0]) if kind_marker else "fixture",
-            "ops": ops,
-        }))
+        item.user_properties.append(
+            (
+                "memspec_case",
+                {
+                    "id": case_id,
+                    "profile": profile,
+                    "requirements": list(requirement_marker.args) if requirement_marker else [],
+                    "kind": str(kind_marker.args[0]) if kind_marker else "fixture",
+                    "ops": ops,
+                },
+            )
+        )
         item.extra_keyword_matches.add(case_id)
         reason = state.expectations.get(case_id)
         if reason is not None:
@@ -300,8 +331,7 @@ def pytest_collection_modifyitems(
         config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept_ids])
         items[:] = kept
     if state.expectations:
-        selected = {str(m.args[0]) for i in items
-                    if (m := i.get_closest_marker("memspec_case_id"))}
+        selected = {str(m.args[0]) for i in items if (m := i.get_closest_marker("memspec_case_id"))}
         all_ids = selected | {c.id for c in load_cases()}
         stale = sorted(set(state.expectations) - all_ids)
         state.problems.extend(f"expectations: entry {case!r} matches no case" for case in stale)
@@ -314,10 +344,14 @@ class _Sharding:
         self.shard = shard
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, config: pytest.Config,
-                                      items: list[pytest.Item]) -> None:
-        ids = {id(item): str(m.args[0]) for item in items
-               if (m := item.get_closest_marker("memspec_case_id"))}
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        ids = {
+            id(item): str(m.args[0])
+            for item in items
+            if (m := item.get_closest_marker("memspec_case_id"))
+        }
         wanted = self.shard.select(ids.values())
         kept = [item for item in items if id(item) not in ids or ids[id(item)] in wanted]
         if len(kept) != len(items):
@@ -329,28 +363,39 @@ class _Sharding:
 def _is_empty_case_parameter(item: pytest.Item) -> bool:
     """The placeholder pytest makes for a case parameter list that came out empty."""
     callspec = getattr(item, "callspec", None)
-    return (callspec is not None and any(
-        name in callspec.params and callspec.params[name] is None
-        for name in ("memspec_case", "memspec_crash_case"))) or (
-        item.get_closest_marker("skip") is not None and
-        getattr(item, "originalname", "") in ("test_case", "test_crash_points"))
+    return (
+        callspec is not None
+        and any(
+            name in callspec.params and callspec.params[name] is None
+            for name in ("memspec_case", "memspec_crash_case")
+        )
+    ) or (
+        item.get_closest_marker("skip") is not None
+        and getattr(item, "originalname", "") in ("test_case", "test_crash_points")
+    )
 
 
-def pytest_report_teststatus(report: pytest.TestReport,
-                             config: pytest.Config) -> tuple[str, str, str] | None:
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, str] | None:
     """A fault (the adapter gave no proper answer) counts as an error, not a failure.
 
     Under ``memspec run -v`` the plugin prints one line per case itself, by case id, so
     pytest's own letters are silenced.
     """
     own_lines = _STATE in config.stash and config.stash[_STATE].case_lines
-    if report.when == "call" and report.failed and any(
-            key == "memspec_fault" for key, _ in report.user_properties):
+    if (
+        report.when == "call"
+        and report.failed
+        and any(key == "memspec_fault" for key, _ in report.user_properties)
+    ):
         return "error", "" if own_lines else "E", "ERROR"
-    if own_lines and any(key == "memspec_case" for key, _ in report.user_properties) and (
-            report.when == "call" or report.skipped):
-        category = "xfailed" if hasattr(report, "wasxfail") and report.skipped else \
-            report.outcome
+    if (
+        own_lines
+        and any(key == "memspec_case" for key, _ in report.user_properties)
+        and (report.when == "call" or report.skipped)
+    ):
+        category = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
         return category, "", report.outcome.upper()
     return None
 
@@ -403,9 +448,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     kind = item.get_closest_marker("memspec_kind")
-    if (report.when != "call" or not report.failed or kind is None
-            or kind.args[0] not in ("property", "differential", "snapshot", "protocol")
-            or _STATE not in item.config.stash):
+    if (
+        report.when != "call"
+        or not report.failed
+        or kind is None
+        or kind.args[0] not in ("property", "differential", "snapshot", "protocol")
+        or _STATE not in item.config.stash
+    ):
         return
     case_id = str(item.get_closest_marker("memspec_case_id").args[0])  # type: ignore[union-attr]
     message = _property_message(case_id, str(kind.args[0]), call, item)
@@ -416,31 +465,42 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append(("memspec_fault", True))
 
 
-def _property_message(case_id: str, kind: str, call: pytest.CallInfo[None],
-                      item: pytest.Item) -> str:
+def _property_message(
+    case_id: str, kind: str, call: pytest.CallInfo[None], item: pytest.Item
+) -> str:
     from memspec._messages import abridge
     from memspec.suite._support import recent_calls
     from memspec.suite.registry import registered_cases
 
     error = call.excinfo.value if call.excinfo is not None else None
-    reason = str(error).strip().splitlines()[0] if error is not None and str(error).strip() \
+    reason = (
+        str(error).strip().splitlines()[0]
+        if error is not None and str(error).strip()
         else type(error).__name__
+    )
     calls = recent_calls()
     if calls and calls[-1].response.error_kind == "unknown-op":
         reason = f"{calls[-1].op} answered error 'unknown-op'"
     lines = [f"{kind} {case_id} does not hold: {reason[:500]}"]
     if calls:
         last = calls[-1]
-        lines += [f"  op:    {last.op}", f"  args:  {abridge(last.args, 400)}",
-                  f"  reply: {abridge(last.reply_json(), 400)}"]
+        lines += [
+            f"  op:    {last.op}",
+            f"  args:  {abridge(last.args, 400)}",
+            f"  reply: {abridge(last.reply_json(), 400)}",
+        ]
         if len(calls) > 1:
-            lines.append("  calls before it: " + "; ".join(
-                f"{c.op} -> {abridge(c.reply_json(), 80)}" for c in calls[:-1]))
+            lines.append(
+                "  calls before it: "
+                + "; ".join(f"{c.op} -> {abridge(c.reply_json(), 80)}" for c in calls[:-1])
+            )
     entry = next((e for e in registered_cases() if e.id == case_id), None)
     if entry is not None and entry.divergences:
-        lines.append(f"  this property reaches the recorded divergence(s) "
-                     f"{', '.join(entry.divergences)} (spec/divergences.md): an "
-                     "implementation keeping the seed's behaviour fails it there")
+        lines.append(
+            f"  this property reaches the recorded divergence(s) "
+            f"{', '.join(entry.divergences)} (spec/divergences.md): an "
+            "implementation keeping the seed's behaviour fails it there"
+        )
     lines.append(f"  rerun: memspec run --case {case_id}; see memspec explain {case_id}")
     state = item.config.stash[_STATE]
     if state.export_failures and calls:
@@ -462,8 +522,9 @@ def _export_failure(directory: Path, case_id: str, entry: Any, last: Any) -> Pat
         expected = reference.call(last.op, last.args)
     finally:
         reference.close()
-    digest = hashlib.sha256(json.dumps([last.op, last.args], sort_keys=True)
-                            .encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    digest = hashlib.sha256(
+        json.dumps([last.op, last.args], sort_keys=True).encode("utf-8", "surrogatepass")
+    ).hexdigest()[:12]
     profile, area = case_id.split("/")[:2]
     slug = f"regression-{digest}"
     fixture: dict[str, Any] = {
@@ -473,13 +534,15 @@ def _export_failure(directory: Path, case_id: str, entry: Any, last: Any) -> Pat
         "source": f"property {case_id}, expected value from the reference",
         "op": last.op,
         "args": last.args,
-        "expect": ({"error": {"kind": expected.error_kind}} if expected.is_error
-                   else {"result": expected.result}),
+        "expect": (
+            {"error": {"kind": expected.error_kind}}
+            if expected.is_error
+            else {"result": expected.result}
+        ),
     }
     target = directory / profile / area / f"{slug}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(fixture, indent=2, ensure_ascii=True) + "\n",
-                      encoding="ascii")
+    target.write_text(json.dumps(fixture, indent=2, ensure_ascii=True) + "\n", encoding="ascii")
     return target
 
 
@@ -565,8 +628,10 @@ class _Reporting:
         adapter.close()
         known = known_profiles()
         if not set(handshake.profiles) & set(known):
-            state.broken = (f"the adapter claims no profile this suite knows: it claimed "
-                            f"{list(handshake.profiles)}; the suite knows {list(known)}")
+            state.broken = (
+                f"the adapter claims no profile this suite knows: it claimed "
+                f"{list(handshake.profiles)}; the suite knows {list(known)}"
+            )
             self._write(_build_report(state))
             pytest.exit(f"adapter broken: {state.broken}", returncode=3)
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -577,8 +642,12 @@ class _Reporting:
                 f"memspec: adapter {state.adapter_spec}: {implementation.get('name')} "
                 f"{implementation.get('version')} ({implementation.get('language')}), "
                 f"claims {', '.join(handshake.profiles)}"
-                + (f"; capabilities {', '.join(handshake.capabilities)}"
-                   if handshake.capabilities else ""))
+                + (
+                    f"; capabilities {', '.join(handshake.capabilities)}"
+                    if handshake.capabilities
+                    else ""
+                )
+            )
 
     def _catch_sigterm(self) -> None:
         def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
@@ -613,16 +682,22 @@ class _Reporting:
         if outcome == "passed":
             message = note
         else:
-            message = own_message if outcome in ("failed", "error") and own_message \
-                else _message(report)
+            message = (
+                own_message if outcome in ("failed", "error") and own_message else _message(report)
+            )
         if outcome == "xfailed" and not message:
             message = str(getattr(report, "wasxfail", ""))
         if state.case_lines and (report.when == "call" or outcome != "passed"):
             reporter = self.reporter
             if reporter is not None:
-                reporter.write_line(f"{outcome.upper():<8} {case_id}"
-                                    + (f"  ({message.splitlines()[0][:100]})"
-                                       if outcome == "skipped" and message else ""))
+                reporter.write_line(
+                    f"{outcome.upper():<8} {case_id}"
+                    + (
+                        f"  ({message.splitlines()[0][:100]})"
+                        if outcome == "skipped" and message
+                        else ""
+                    )
+                )
         state.records[case_id] = CaseRecord(
             id=case_id,
             profile=meta.get("profile", ""),
@@ -666,12 +741,17 @@ class _Reporting:
             return
         terminalreporter.write_sep("=", "memspec summary")
         report = _build_report(state)
-        written = [(name, path) for name, path in (("report", state.report_path),
-                                                    ("junit", state.junit_path),
-                                                    ("summary", state.summary_path)) if path]
+        written = [
+            (name, path)
+            for name, path in (
+                ("report", state.report_path),
+                ("junit", state.junit_path),
+                ("summary", state.summary_path),
+            )
+            if path
+        ]
         for line in render_run_end(report, written):
-            terminalreporter.write_line(line, red=line.startswith(("FAILED", "ERROR",
-                                                                   "XPASS")))
+            terminalreporter.write_line(line, red=line.startswith(("FAILED", "ERROR", "XPASS")))
 
 
 def check_writable(path: Path) -> None:
@@ -733,28 +813,36 @@ def _write_expectations(state: _State) -> None:
     A case already expected to fail keeps its reason; one that passes now is left out, so
     the file shrinks as the port improves. A new entry gets a placeholder reason.
     """
-    entries = {record.id: state.expectations.get(record.id, "")
-               for record in state.records.values()
-               if record.outcome in ("failed", "error", "xfailed")}
+    entries = {
+        record.id: state.expectations.get(record.id, "")
+        for record in state.records.values()
+        if record.outcome in ("failed", "error", "xfailed")
+    }
     implementation = state.implementation or {}
-    write_expectations(Path(state.write_expectations_path), entries, header=(
-        f"Expected failures of {implementation.get('name', 'unknown')} "
-        f"{implementation.get('version', '')}, written by memspec run --write-expectations.\n"
-        "Strict: a listed case that passes fails the run until its entry is removed."))
+    write_expectations(
+        Path(state.write_expectations_path),
+        entries,
+        header=(
+            f"Expected failures of {implementation.get('name', 'unknown')} "
+            f"{implementation.get('version', '')}, written by memspec run --write-expectations.\n"
+            "Strict: a listed case that passes fails the run until its entry is removed."
+        ),
+    )
 
 
 def _build_report(state: _State) -> Report:
-    info: dict[str, Any] = {**run_info(), "adapter": state.adapter_spec,
-                            "euid": os.geteuid() if hasattr(os, "geteuid") else None}
+    info: dict[str, Any] = {
+        **run_info(),
+        "adapter": state.adapter_spec,
+        "euid": os.geteuid() if hasattr(os, "geteuid") else None,
+    }
     if state.shard is not None:
         info["shard"] = str(state.shard)
     return Report(
-        implementation=state.implementation or {"name": "unknown", "version": "",
-                                                "language": ""},
+        implementation=state.implementation or {"name": "unknown", "version": "", "language": ""},
         info=info,
         records=sorted(state.records.values(), key=lambda r: r.id),
         problems=list(state.problems),
         broken=state.broken,
         interrupted=bool(state.interrupted),
     )
-

@@ -67,10 +67,16 @@ class CaseRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseRecord:
-        return cls(id=data["id"], profile=data["profile"],
-                   requirements=tuple(data["requirements"]), outcome=data["outcome"],
-                   message=data["message"], duration_s=float(data["duration_s"]),
-                   kind=data.get("kind", "fixture"), ops=tuple(data.get("ops", ())))
+        return cls(
+            id=data["id"],
+            profile=data["profile"],
+            requirements=tuple(data["requirements"]),
+            outcome=data["outcome"],
+            message=data["message"],
+            duration_s=float(data["duration_s"]),
+            kind=data.get("kind", "fixture"),
+            ops=tuple(data.get("ops", ())),
+        )
 
 
 def run_info() -> dict[str, Any]:
@@ -115,8 +121,11 @@ class Report:
         }
 
     def footer(self) -> dict[str, Any]:
-        footer: dict[str, Any] = {"type": "footer", "counts": self.counts(),
-                                  "interrupted": self.interrupted}
+        footer: dict[str, Any] = {
+            "type": "footer",
+            "counts": self.counts(),
+            "interrupted": self.interrupted,
+        }
         if self.problems:
             footer["problems"] = list(self.problems)
         if self.broken:
@@ -147,16 +156,21 @@ def _safe(text: str) -> str:
     out = []
     for char in text:
         code = ord(char)
-        if (code < 0x20 and char not in "\n\t") or 0x7F <= code < 0xA0 \
-                or 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+        if (
+            (code < 0x20 and char not in "\n\t")
+            or 0x7F <= code < 0xA0
+            or 0xD800 <= code <= 0xDFFF
+            or code in (0xFFFE, 0xFFFF)
+        ):
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
         else:
             out.append(char)
     return "".join(out)
 
 
-def todo_groups(records: Sequence[CaseRecord]) -> tuple[list[tuple[str, int]],
-                                                        list[tuple[str, int]]]:
+def todo_groups(
+    records: Sequence[CaseRecord],
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """What is left to do: failing cases counted by (what went wrong, op), then by
     requirement, most first."""
     by_op: Counter[str] = Counter()
@@ -173,14 +187,19 @@ def todo_groups(records: Sequence[CaseRecord]) -> tuple[list[tuple[str, int]],
             what = "passes, but is listed as expected to fail"
         else:
             what = "wrong"
-        op = record.ops[0] if record.ops else _op_in_message(record.message) or \
-            f"{record.kind} {record.id}"
+        op = (
+            record.ops[0]
+            if record.ops
+            else _op_in_message(record.message) or f"{record.kind} {record.id}"
+        )
         by_op[f"{what}: {op}"] += 1
         for requirement in record.requirements:
             by_requirement[requirement] += 1
     # Wrong answers first: an op that is missing is one item of work, a wrong one a bug.
-    ordered = sorted(by_op.items(), key=lambda item: (_TODO_ORDER.index(
-        item[0].split(": ")[0]), -item[1], item[0]))
+    ordered = sorted(
+        by_op.items(),
+        key=lambda item: (_TODO_ORDER.index(item[0].split(": ")[0]), -item[1], item[0]),
+    )
     return ordered, by_requirement.most_common()
 
 
@@ -208,8 +227,9 @@ def skip_groups(records: Sequence[CaseRecord]) -> list[tuple[str, int]]:
     return reasons.most_common()
 
 
-def render_run_end(report: Report, written: Sequence[tuple[str, str]],
-                   *, at_most: int = 20) -> list[str]:
+def render_run_end(
+    report: Report, written: Sequence[tuple[str, str]], *, at_most: int = 20
+) -> list[str]:
     """The lines closing a run: counts, the to-do list, skips by reason, report paths."""
     lines = render_table(report).splitlines()
     if report.broken:
@@ -218,24 +238,29 @@ def render_run_end(report: Report, written: Sequence[tuple[str, str]],
     if by_op:
         lines.append("")
         lines.append("To do, by op:")
-        lines += [f"  {group} — {count} case{'s' if count > 1 else ''}"
-                  for group, count in by_op[:at_most]]
+        lines += [
+            f"  {group} — {count} case{'s' if count > 1 else ''}"
+            for group, count in by_op[:at_most]
+        ]
         if len(by_op) > at_most:
             lines.append(f"  … and {len(by_op) - at_most} more groups")
         lines.append("To do, by requirement:")
-        lines += [f"  {requirement} — {count} case{'s' if count > 1 else ''}"
-                  for requirement, count in by_requirement[:at_most]]
+        lines += [
+            f"  {requirement} — {count} case{'s' if count > 1 else ''}"
+            for requirement, count in by_requirement[:at_most]
+        ]
         if len(by_requirement) > at_most:
             lines.append(f"  … and {len(by_requirement) - at_most} more requirements")
-        failing = sorted((r for r in report.records if r.outcome in FAILING),
-                         key=_listing_order)
+        failing = sorted((r for r in report.records if r.outcome in FAILING), key=_listing_order)
         lines.append("")
         for record in failing[:at_most]:
             lines.append(f"{record.outcome.upper()} {record.id}")
             lines += ["  " + _safe(line) for line in record.message.splitlines()[:12]]
         if len(failing) > at_most:
-            lines.append(f"… and {len(failing) - at_most} more failing cases (see the report, "
-                         "or memspec explain CASE-ID)")
+            lines.append(
+                f"… and {len(failing) - at_most} more failing cases (see the report, "
+                "or memspec explain CASE-ID)"
+            )
     skips = skip_groups(report.records)
     if skips:
         lines.append("Skipped: " + "; ".join(f"{reason} — {count}" for reason, count in skips))
@@ -264,8 +289,13 @@ def render_table(report: Report) -> str:
     totals = report.counts()
     rows.append(("all", *(str(totals[o]) for o in OUTCOMES), str(sum(totals.values()))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in
-                       enumerate(zip(row, widths, strict=True))) for row in rows]
+    lines = [
+        "  ".join(
+            cell.rjust(w) if i else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
     lines.insert(1, "-" * len(lines[0]))
     lines.insert(len(lines) - 1, "-" * len(lines[0]))
     return "\n".join(lines)
@@ -277,8 +307,7 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
     lines = [
         f"# memspec {memspec.__version__}: {title or 'unknown implementation'}",
         "",
-        f"Language: {implementation.get('language', '?')}; "
-        f"protocol {memspec.PROTOCOL_VERSION}.",
+        f"Language: {implementation.get('language', '?')}; protocol {memspec.PROTOCOL_VERSION}.",
         "",
         "| profile | " + " | ".join(OUTCOMES) + " | total |",
         "|---|" + "---:|" * (len(OUTCOMES) + 1),
@@ -326,23 +355,35 @@ def render_junit(report: Report) -> str:
         time=f"{sum(r.duration_s for r in report.records):.3f}",
     )
     properties = ElementTree.SubElement(suite, "properties")
-    for key, value in (("suite_version", memspec.__version__),
-                       ("protocol_version", memspec.PROTOCOL_VERSION),
-                       *((f"implementation.{k}", str(v))
-                         for k, v in report.implementation.items())):
+    for key, value in (
+        ("suite_version", memspec.__version__),
+        ("protocol_version", memspec.PROTOCOL_VERSION),
+        *((f"implementation.{k}", str(v)) for k, v in report.implementation.items()),
+    ):
         ElementTree.SubElement(properties, "property", name=key, value=_safe(value))
     if report.broken:
-        case = ElementTree.SubElement(suite, "testcase", classname="memspec",
-                                      name="adapter", time="0")
-        ElementTree.SubElement(case, "error", message=_safe(report.broken)[:1000]).text = (
-            _safe(report.broken))
+        case = ElementTree.SubElement(
+            suite, "testcase", classname="memspec", name="adapter", time="0"
+        )
+        ElementTree.SubElement(case, "error", message=_safe(report.broken)[:1000]).text = _safe(
+            report.broken
+        )
     for record in report.records:
-        case = ElementTree.SubElement(suite, "testcase", classname=record.profile,
-                                      name=_safe(record.id), time=f"{record.duration_s:.6f}")
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=record.profile,
+            name=_safe(record.id),
+            time=f"{record.duration_s:.6f}",
+        )
         if record.requirements:
             case_properties = ElementTree.SubElement(case, "properties")
-            ElementTree.SubElement(case_properties, "property", name="requirements",
-                                   value=" ".join(record.requirements))
+            ElementTree.SubElement(
+                case_properties,
+                "property",
+                name="requirements",
+                value=" ".join(record.requirements),
+            )
         message = _safe(record.message)
         if record.outcome in ("failed", "xpassed"):
             ElementTree.SubElement(case, "failure", message=message[:1000]).text = message

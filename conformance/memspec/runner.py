@@ -48,8 +48,11 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
     missing = [need for need in case.requires if need not in handshake.capabilities]
     if missing:
         return f"not claimed: capability {', '.join(missing)}"
-    runs_as_root = hasattr(os, "geteuid") and os.geteuid() == 0 and (
-        adapter.tree_owner is None or adapter.tree_owner[0] == 0)
+    runs_as_root = (
+        hasattr(os, "geteuid")
+        and os.geteuid() == 0
+        and (adapter.tree_owner is None or adapter.tree_owner[0] == 0)
+    )
     if "non-root" in case.host and runs_as_root:
         return "host: the case needs a non-root user (mode bits do not bind root)"
     if "case-sensitive-fs" in case.host and not tmp_case_sensitive():
@@ -70,45 +73,75 @@ class _Context:
         steps = len(self.case.steps)
         return step.op + (f" (step {index + 1} of {steps})" if steps > 1 else "")
 
-    def fail(self, step: Step, index: int, headline: str, details: list[str],
-             args: Mapping[str, Any]) -> CaseFailure:
-        lines = [f"{self.where(step, index)}: {headline}",
-                 f"  args: {unsubstitute(abridge(dict(args), 300), self.root)}"]
+    def fail(
+        self, step: Step, index: int, headline: str, details: list[str], args: Mapping[str, Any]
+    ) -> CaseFailure:
+        lines = [
+            f"{self.where(step, index)}: {headline}",
+            f"  args: {unsubstitute(abridge(dict(args), 300), self.root)}",
+        ]
         lines += [unsubstitute(line, self.root) for line in details]
         lines.append(f"  see: memspec explain {self.case.id}")
         return CaseFailure("\n".join(lines))
 
 
-def _judge(context: _Context, step: Step, index: int, response: Response,
-           expected: Expectation, args: Mapping[str, Any]) -> None:
+def _judge(
+    context: _Context,
+    step: Step,
+    index: int,
+    response: Response,
+    expected: Expectation,
+    args: Mapping[str, Any],
+) -> None:
     root = context.root
     if expected.error_kind is not None:
         if not response.is_error:
-            raise context.fail(step, index, f"expected error {expected.error_kind!r}, got a "
-                               "result", [f"  actual:   {abridge(response.result)}"], args)
+            raise context.fail(
+                step,
+                index,
+                f"expected error {expected.error_kind!r}, got a result",
+                [f"  actual:   {abridge(response.result)}"],
+                args,
+            )
         if response.error_kind != expected.error_kind:
-            raise context.fail(step, index, f"expected error {expected.error_kind!r}, got "
-                               f"error {response.error_kind!r}",
-                               [f"  message:  {abridge(response.error_message)}"], args)
+            raise context.fail(
+                step,
+                index,
+                f"expected error {expected.error_kind!r}, got error {response.error_kind!r}",
+                [f"  message:  {abridge(response.error_message)}"],
+                args,
+            )
         wanted = expected.error_message
         if wanted is not None and response.error_message != substitute(wanted, root):
-            raise context.fail(step, index, "wrong error message",
-                               describe_difference(substitute(wanted, root),
-                                                   response.error_message), args)
+            raise context.fail(
+                step,
+                index,
+                "wrong error message",
+                describe_difference(substitute(wanted, root), response.error_message),
+                args,
+            )
         return
     if response.is_error:
-        raise context.fail(step, index, f"expected a result, got error "
-                           f"{response.error_kind!r}",
-                           [f"  message:  {abridge(response.error_message)}",
-                            f"  expected: {abridge(substitute(expected.result, root))}"], args)
+        raise context.fail(
+            step,
+            index,
+            f"expected a result, got error {response.error_kind!r}",
+            [
+                f"  message:  {abridge(response.error_message)}",
+                f"  expected: {abridge(substitute(expected.result, root))}",
+            ],
+            args,
+        )
     wanted = substitute(expected.result, root)
     if not json_equal(wanted, response.result):
-        raise context.fail(step, index, "wrong result",
-                           describe_difference(wanted, response.result), args)
+        raise context.fail(
+            step, index, "wrong result", describe_difference(wanted, response.result), args
+        )
 
 
-def _judge_all(context: _Context, step: Step, index: int, responses: list[Response],
-               args: Mapping[str, Any]) -> None:
+def _judge_all(
+    context: _Context, step: Step, index: int, responses: list[Response], args: Mapping[str, Any]
+) -> None:
     expected = step.expect
     if expected.results is None:
         for response in responses:
@@ -116,14 +149,19 @@ def _judge_all(context: _Context, step: Step, index: int, responses: list[Respon
         return
     errors = [r for r in responses if r.is_error]
     if errors:
-        raise context.fail(step, index, f"{len(errors)} of {len(responses)} concurrent "
-                           f"replies are errors", [f"  first: {errors[0].error_kind}: "
-                                                   f"{abridge(errors[0].error_message)}"], args)
+        raise context.fail(
+            step,
+            index,
+            f"{len(errors)} of {len(responses)} concurrent replies are errors",
+            [f"  first: {errors[0].error_kind}: {abridge(errors[0].error_message)}"],
+            args,
+        )
     remaining = [substitute(item, context.root) for item in expected.results]
     unexpected = []
     for response in responses:
-        match = next((i for i, item in enumerate(remaining)
-                      if json_equal(item, response.result)), None)
+        match = next(
+            (i for i, item in enumerate(remaining) if json_equal(item, response.result)), None
+        )
         if match is None:
             unexpected.append(response.result)
         else:
@@ -131,13 +169,16 @@ def _judge_all(context: _Context, step: Step, index: int, responses: list[Respon
     if unexpected or remaining:
         details = []
         if unexpected:
-            details.append(f"  {len(unexpected)} unexpected result(s), e.g. "
-                           f"{abridge(unexpected[0])}")
+            details.append(
+                f"  {len(unexpected)} unexpected result(s), e.g. {abridge(unexpected[0])}"
+            )
         if remaining:
-            details.append(f"  {len(remaining)} expected result(s) missing, e.g. "
-                           f"{abridge(remaining[0])}")
-        raise context.fail(step, index, "the concurrent replies differ from the expected "
-                           "multiset", details, args)
+            details.append(
+                f"  {len(remaining)} expected result(s) missing, e.g. {abridge(remaining[0])}"
+            )
+        raise context.fail(
+            step, index, "the concurrent replies differ from the expected multiset", details, args
+        )
 
 
 @contextlib.contextmanager
@@ -158,8 +199,13 @@ def case_tree(case: Case, adapter: Adapter, base: Path | None = None) -> Iterato
         remove_tree(workdir)
 
 
-def _call(adapter: Adapter, step: Step, args: Mapping[str, Any], root: str,
-          fail_mutation: int | None = None) -> Response:
+def _call(
+    adapter: Adapter,
+    step: Step,
+    args: Mapping[str, Any],
+    root: str,
+    fail_mutation: int | None = None,
+) -> Response:
     try:
         return adapter.call(step.op, args, fail_mutation=fail_mutation)
     except AdapterFault as exc:
@@ -172,8 +218,9 @@ def _worker_args(args: Any, worker: int, iteration: int) -> Any:
     return json.loads(text)
 
 
-def _run_concurrent(adapter: Adapter, step: Step, args: Mapping[str, Any],
-                    root: str) -> list[Response]:
+def _run_concurrent(
+    adapter: Adapter, step: Step, args: Mapping[str, Any], root: str
+) -> list[Response]:
     assert step.concurrent is not None
     workers, repeat = step.concurrent.workers, step.concurrent.repeat
     adapters = [adapter.spawn() for _ in range(workers)]
@@ -189,32 +236,40 @@ def _run_concurrent(adapter: Adapter, step: Step, args: Mapping[str, Any],
                 barrier.wait()
                 for iteration in range(repeat):
                     replies[number].append(
-                        adapters[number].call(step.op, _worker_args(args, number, iteration)))
+                        adapters[number].call(step.op, _worker_args(args, number, iteration))
+                    )
             except BaseException as exc:  # reported after every worker has finished
                 faults.append(exc)
 
-        threads = [threading.Thread(target=work, args=(n,), daemon=True)
-                   for n in range(workers)]
+        threads = [threading.Thread(target=work, args=(n,), daemon=True) for n in range(workers)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
     except AdapterFault as exc:
-        raise CaseFault(f"{step.op}: a concurrent worker could not start: "
-                        f"{unsubstitute(str(exc), root)}") from exc
+        raise CaseFault(
+            f"{step.op}: a concurrent worker could not start: {unsubstitute(str(exc), root)}"
+        ) from exc
     finally:
         for extra in adapters:
             extra.close()
     if faults:
-        raise CaseFault(f"{step.op}: concurrent worker failed: "
-                        f"{unsubstitute(str(faults[0]), root)}")
+        raise CaseFault(
+            f"{step.op}: concurrent worker failed: {unsubstitute(str(faults[0]), root)}"
+        )
     return [reply for worker in replies for reply in worker]
 
 
-def _check_tree(context: _Context, step: Step, index: int, expected: Mapping[str, Any],
-                workdir: Path, args: Mapping[str, Any], headline: str) -> None:
-    problems = compare_tree(expected, read_tree(workdir), context.root,
-                            context.case.tree_ignore)
+def _check_tree(
+    context: _Context,
+    step: Step,
+    index: int,
+    expected: Mapping[str, Any],
+    workdir: Path,
+    args: Mapping[str, Any],
+    headline: str,
+) -> None:
+    problems = compare_tree(expected, read_tree(workdir), context.root, context.case.tree_ignore)
     if problems:
         details = [f"  {problem}" for problem in problems[:10]]
         if len(problems) > 10:
@@ -226,14 +281,13 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
     step = context.case.steps[index]
     args = substitute(step.args, context.root)
     if step.concurrent is not None:
-        _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root),
-                   args)
+        _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root), args)
     else:
-        _judge(context, step, index, _call(adapter, step, args, context.root), step.expect,
-               args)
+        _judge(context, step, index, _call(adapter, step, args, context.root), step.expect, args)
     if step.expect.tree is not None:
-        _check_tree(context, step, index, step.expect.tree, workdir, args,
-                    "the tree after the step differs")
+        _check_tree(
+            context, step, index, step.expect.tree, workdir, args, "the tree after the step differs"
+        )
 
 
 def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
@@ -249,8 +303,7 @@ def crash_point_steps(case: Case) -> list[int]:
     return [index for index, step in enumerate(case.steps) if step.crash_points]
 
 
-def run_crash_points(case: Case, adapter: Adapter, index: int,
-                     base: Path | None = None) -> int:
+def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None = None) -> int:
     """Fail each filesystem mutation of step ``index`` in turn; return how many there were.
 
     For each k: a fresh tree, the steps before ``index`` as in the case, then the step
@@ -271,20 +324,37 @@ def run_crash_points(case: Case, adapter: Adapter, index: int,
             assert faulted.mutations is not None
             if faulted.mutations < k:
                 if k == 1:
-                    raise context.fail(step, index, "the step made no filesystem mutation "
-                                       "(mutations: 0)", [], args)
+                    raise context.fail(
+                        step, index, "the step made no filesystem mutation (mutations: 0)", [], args
+                    )
                 return k - 1
             if faulted.error_kind == "internal":
-                raise context.fail(step, index, f"failing mutation {k} gave an internal "
-                                   "error", [f"  message: {abridge(faulted.error_message)}"],
-                                   args)
+                raise context.fail(
+                    step,
+                    index,
+                    f"failing mutation {k} gave an internal error",
+                    [f"  message: {abridge(faulted.error_message)}"],
+                    args,
+                )
             for attempt in ("a clean rerun", "a second clean rerun"):
                 again = _call(adapter, step, args, context.root)
                 if again.is_error:
-                    raise context.fail(step, index, f"after failing mutation {k}, "
-                                       f"{attempt} answered error {again.error_kind!r}",
-                                       [f"  message: {abridge(again.error_message)}"], args)
-                _check_tree(context, step, index, step.expect.tree, workdir, args,
-                            f"after failing mutation {k} and {attempt}, the tree differs "
-                            "from an uninterrupted run")
+                    raise context.fail(
+                        step,
+                        index,
+                        f"after failing mutation {k}, "
+                        f"{attempt} answered error {again.error_kind!r}",
+                        [f"  message: {abridge(again.error_message)}"],
+                        args,
+                    )
+                _check_tree(
+                    context,
+                    step,
+                    index,
+                    step.expect.tree,
+                    workdir,
+                    args,
+                    f"after failing mutation {k} and {attempt}, the tree differs "
+                    "from an uninterrupted run",
+                )
     raise CaseFailure(f"{case.id}: more than {CRASH_POINTS_AT_MOST} mutations")

@@ -40,28 +40,40 @@ def smoke(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> SmokeResult:
         return result
     try:
         implementation = handshake.implementation
-        result.add("start handshake", True,
-                   f"{implementation['name']} {implementation['version']} "
-                   f"({implementation['language']}), protocol {handshake.protocol_version} "
-                   f"(suite speaks {PROTOCOL_VERSION}), profiles {list(handshake.profiles)}")
+        result.add(
+            "start handshake",
+            True,
+            f"{implementation['name']} {implementation['version']} "
+            f"({implementation['language']}), protocol {handshake.protocol_version} "
+            f"(suite speaks {PROTOCOL_VERSION}), profiles {list(handshake.profiles)}",
+        )
         known = known_profiles()
-        result.add("claims a profile the suite knows", bool(set(handshake.profiles) & set(known)),
-                   "" if set(handshake.profiles) & set(known) else
-                   f"the adapter claims no profile this suite knows: it claimed "
-                   f"{list(handshake.profiles)}; the suite knows {list(known)}")
+        result.add(
+            "claims a profile the suite knows",
+            bool(set(handshake.profiles) & set(known)),
+            ""
+            if set(handshake.profiles) & set(known)
+            else f"the adapter claims no profile this suite knows: it claimed "
+            f"{list(handshake.profiles)}; the suite knows {list(known)}",
+        )
         try:
             reply = adapter.call("nosuchprofile.nosuchop", {})
-            result.add("unknown op answered with error kind 'unknown-op'",
-                       reply.error_kind == "unknown-op",
-                       f"got {reply.error_kind or 'a result'}")
+            result.add(
+                "unknown op answered with error kind 'unknown-op'",
+                reply.error_kind == "unknown-op",
+                f"got {reply.error_kind or 'a result'}",
+            )
         except AdapterFault as exc:
             result.add("unknown op answered with error kind 'unknown-op'", False, str(exc))
         for profile in handshake.profiles:
             name = f"{profile}.constants answered with an object"
             try:
                 reply = adapter.call(f"{profile}.constants", {})
-                result.add(name, isinstance(reply.result, dict) and not reply.is_error,
-                           reply.error_message if reply.is_error else "")
+                result.add(
+                    name,
+                    isinstance(reply.result, dict) and not reply.is_error,
+                    reply.error_message if reply.is_error else "",
+                )
             except AdapterFault as exc:
                 result.add(name, False, str(exc))
     finally:

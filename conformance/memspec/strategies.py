@@ -30,13 +30,44 @@ def instants(*, min_ns: int = _LOW, max_ns: int = _HIGH) -> st.SearchStrategy[in
     return st.integers(min_value=min_ns, max_value=max_ns)
 
 
-_KEYS = st.sampled_from(["name", "description", "type", "Name", "TYPE", "metadata", "k",
-                         "my key", "- item", "url", "#c", "", "İd"])
+_KEYS = st.sampled_from(
+    [
+        "name",
+        "description",
+        "type",
+        "Name",
+        "TYPE",
+        "metadata",
+        "k",
+        "my key",
+        "- item",
+        "url",
+        "#c",
+        "",
+        "İd",
+    ]
+)
 _VALUES = st.one_of(
-    st.sampled_from(["user", "feedback", "x", '"quoted"', "'single'", '""', "''", '"a\'',
-                     "v # comment", "http://x:80/y", " sp ", '"', ""]),
-    st.text(alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\n"),
-            max_size=12),
+    st.sampled_from(
+        [
+            "user",
+            "feedback",
+            "x",
+            '"quoted"',
+            "'single'",
+            '""',
+            "''",
+            "\"a'",
+            "v # comment",
+            "http://x:80/y",
+            " sp ",
+            '"',
+            "",
+        ]
+    ),
+    st.text(
+        alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\n"), max_size=12
+    ),
 )
 _INDENTS = st.sampled_from(["", "  ", "\t", "    "])
 
@@ -73,7 +104,8 @@ def wire_texts(*, max_size: int = 200) -> st.SearchStrategy[object]:
     return st.one_of(
         st.text(max_size=max_size),
         st.binary(max_size=max_size).map(
-            lambda data: {"base64": base64.b64encode(data).decode("ascii")}),
+            lambda data: {"base64": base64.b64encode(data).decode("ascii")}
+        ),
     )
 
 

@@ -102,8 +102,10 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
             if "mtime" in spec or "mtime_ns" in spec:
                 held = os.stat(target).st_mtime_ns
                 if held != mtime:
-                    raise HostLimitation(f"host: the filesystem of the temporary directory "
-                                         f"stores mtime {held} for {relative}, not {mtime}")
+                    raise HostLimitation(
+                        f"host: the filesystem of the temporary directory "
+                        f"stores mtime {held} for {relative}, not {mtime}"
+                    )
 
 
 def _bind_socket(target: Path) -> None:
@@ -180,8 +182,12 @@ def ignored(path: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(a, p) for a in ancestors for p in patterns)
 
 
-def compare_tree(expected: Mapping[str, Mapping[str, Any]], actual: Mapping[str, Entry],
-                 root: str, ignore: tuple[str, ...] = ()) -> list[str]:
+def compare_tree(
+    expected: Mapping[str, Mapping[str, Any]],
+    actual: Mapping[str, Entry],
+    root: str,
+    ignore: tuple[str, ...] = (),
+) -> list[str]:
     """Differences between an expected tree and the tree on disk, one line each.
 
     Paths matching a pattern of ``ignore`` (or below one that does) are left out of both.
@@ -238,15 +244,18 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
             problems.extend(_compare_lines(path, spec["lines_any_order"], entry.content))
         elif "text_pattern" in spec:
             if not text_matches_pattern(spec["text_pattern"], entry.content):
-                problems.append(f"{path}: content {entry.content[:200]!r} does not match "
-                                f"{spec['text_pattern']!r}")
+                problems.append(
+                    f"{path}: content {entry.content[:200]!r} does not match "
+                    f"{spec['text_pattern']!r}"
+                )
         elif "text" in spec or "base64" in spec:
             wanted = _content(spec)
             if "size" in spec:
                 wanted = wanted.ljust(int(spec["size"]), b"\0")
             if entry.content != wanted:
-                problems.append(f"{path}: content {entry.content[:200]!r}, expected "
-                                f"{wanted[:200]!r}")
+                problems.append(
+                    f"{path}: content {entry.content[:200]!r}, expected {wanted[:200]!r}"
+                )
     return problems
 
 

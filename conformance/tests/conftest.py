@@ -38,10 +38,18 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 def memspec_cli(tmp_path: Path) -> Runner:
     """Run ``python -m memspec`` as a user would, in a scratch directory."""
 
-    def run(*args: str, env: dict[str, str] | None = None,
-            timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "memspec", *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+    def run(
+        *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "memspec", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
 
     return run
 

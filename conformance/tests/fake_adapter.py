@@ -22,9 +22,15 @@ def answer(message: dict, mode: str) -> dict | str | None:
         if mode == "bad-start":
             return {"id": request_id, "error": {"kind": "internal", "message": "no"}}
         version = "0.1.0" if mode == "old-protocol" else "1.0.0"
-        return {"id": request_id, "result": {
-            "implementation": {"name": f"fake-{mode}", "version": "0", "language": "python"},
-            "protocol_version": version, "profiles": ["demo"], "capabilities": []}}
+        return {
+            "id": request_id,
+            "result": {
+                "implementation": {"name": f"fake-{mode}", "version": "0", "language": "python"},
+                "protocol_version": version,
+                "profiles": ["demo"],
+                "capabilities": [],
+            },
+        }
     if op == "stop":
         return {"id": request_id, "result": None}
     if op == "demo.constants":
@@ -46,9 +52,11 @@ def answer(message: dict, mode: str) -> dict | str | None:
         if mode == "stderr":
             print("a warning on stderr", file=sys.stderr, flush=True)
         if mode == "hostile":
-            return {"id": request_id, "result": "\udcff\x00\x1b[31m\x07 \u2028 i\u0307d"} \
-                if value == "!one" else {
-                "id": request_id, "error": {"kind": "io", "message": "\udcff\x00\x01"}}
+            return (
+                {"id": request_id, "result": "\udcff\x00\x1b[31m\x07 \u2028 i\u0307d"}
+                if value == "!one"
+                else {"id": request_id, "error": {"kind": "io", "message": "\udcff\x00\x01"}}
+            )
         if mode == "huge":
             return {"id": request_id, "result": "x" * 50_000_000}
     return {"id": request_id, "result": value}

@@ -6,9 +6,15 @@ from typing import Any
 
 
 def _start(request_id: Any, name: str, profiles: list[str] | None = None) -> dict[str, Any]:
-    return {"id": request_id, "result": {
-        "implementation": {"name": name, "version": "0", "language": "python"},
-        "protocol_version": "1.0.0", "profiles": profiles or ["demo"], "capabilities": []}}
+    return {
+        "id": request_id,
+        "result": {
+            "implementation": {"name": name, "version": "0", "language": "python"},
+            "protocol_version": "1.0.0",
+            "profiles": profiles or ["demo"],
+            "capabilities": [],
+        },
+    }
 
 
 class Echo:

@@ -29,10 +29,15 @@ class FileOps:
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op, request_id, args = message["op"], message["id"], message.get("args", {})
         if op == "start":
-            return {"id": request_id, "result": {
-                "implementation": {"name": self.name, "version": "0", "language": "python"},
-                "protocol_version": "1.1.0", "profiles": ["demo"],
-                "capabilities": list(self.capabilities)}}
+            return {
+                "id": request_id,
+                "result": {
+                    "implementation": {"name": self.name, "version": "0", "language": "python"},
+                    "protocol_version": "1.1.0",
+                    "profiles": ["demo"],
+                    "capabilities": list(self.capabilities),
+                },
+            }
         if op == "stop":
             return {"id": request_id, "result": None}
         fault = message.get("fault")

@@ -20,10 +20,15 @@ class ThreeOps:
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op, request_id, args = message["op"], message["id"], message.get("args", {})
         if op == "start":
-            return {"id": request_id, "result": {
-                "implementation": {"name": self.name, "version": "0.0.1", "language": "python"},
-                "protocol_version": "1.1.0", "profiles": ["memdir"],
-                "capabilities": list(self.capabilities)}}
+            return {
+                "id": request_id,
+                "result": {
+                    "implementation": {"name": self.name, "version": "0.0.1", "language": "python"},
+                    "protocol_version": "1.1.0",
+                    "profiles": ["memdir"],
+                    "capabilities": list(self.capabilities),
+                },
+            }
         if op == "stop":
             return {"id": request_id, "result": None}
         handler = getattr(self, "op_" + op.removeprefix("memdir."), None)
@@ -33,13 +38,22 @@ class ThreeOps:
 
     def op_constants(self, args: dict[str, Any]) -> Any:
         return {
-            "project_memory_file": "EVVA.md", "max_file_bytes": 65536,
-            "memory_dir_name": "memory", "memory_index_file": "MEMORY.md",
-            "max_index_lines": 200, "max_index_bytes": 25000, "max_memory_files": 200,
-            "frontmatter_max_lines": 30, "frontmatter_scan_bytes": 4096,
-            "memory_types": list(TYPES), "recall_max_selected": 5, "recall_max_tokens": 256,
-            "dream_lock_file": ".consolidate-lock", "dream_stale_after_s": 3600,
-            "dream_scan_throttle_s": 600, "dream_default_min_hours": 24,
+            "project_memory_file": "EVVA.md",
+            "max_file_bytes": 65536,
+            "memory_dir_name": "memory",
+            "memory_index_file": "MEMORY.md",
+            "max_index_lines": 200,
+            "max_index_bytes": 25000,
+            "max_memory_files": 200,
+            "frontmatter_max_lines": 30,
+            "frontmatter_scan_bytes": 4096,
+            "memory_types": list(TYPES),
+            "recall_max_selected": 5,
+            "recall_max_tokens": 256,
+            "dream_lock_file": ".consolidate-lock",
+            "dream_stale_after_s": 3600,
+            "dream_scan_throttle_s": 600,
+            "dream_default_min_hours": 24,
             "dream_default_min_sessions": 5,
         }
 

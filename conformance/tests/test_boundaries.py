@@ -49,16 +49,21 @@ def test_generators_never_import_memref() -> None:
 def test_a_scratch_project_is_untouched_by_the_installed_plugin(tmp_path: Path) -> None:
     """Its own ``profile`` marker and ``ci`` Hypothesis profile work as if memspec were
     not installed, and memref is never started."""
-    (tmp_path / "pyproject.toml").write_text(textwrap.dedent("""
+    (tmp_path / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [tool.pytest.ini_options]
         markers = ["profile(name): this project's own marker"]
-    """))
-    (tmp_path / "conftest.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (tmp_path / "conftest.py").write_text(
+        textwrap.dedent("""
         from hypothesis import settings
         settings.register_profile("ci", max_examples=7)
         settings.load_profile("ci")
-    """))
-    (tmp_path / "test_scratch.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (tmp_path / "test_scratch.py").write_text(
+        textwrap.dedent("""
         import sys
         import pytest
         from hypothesis import given, settings, strategies as st
@@ -73,10 +78,16 @@ def test_a_scratch_project_is_untouched_by_the_installed_plugin(tmp_path: Path) 
         @given(st.integers())
         def test_property(x):
             assert isinstance(x, int)
-    """))
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                            check=False)
+    """)
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "3 passed" in result.stdout
     assert "memspec" not in result.stdout
@@ -84,8 +95,14 @@ def test_a_scratch_project_is_untouched_by_the_installed_plugin(tmp_path: Path) 
 
 def test_committed_fixtures_are_what_the_generators_write(tmp_path: Path) -> None:
     out = tmp_path / "fixtures"
-    result = subprocess.run([sys.executable, "-m", "tools.fixtures", "--out", str(out)],
-                            cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.fixtures", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     committed = REPO / "fixtures"
     differences: list[str] = []
@@ -94,8 +111,7 @@ def test_committed_fixtures_are_what_the_generators_write(tmp_path: Path) -> Non
         comparison = filecmp.dircmp(left, right, ignore=["_snapshots"])
         differences.extend(f"{prefix}{n}: only generated" for n in comparison.left_only)
         differences.extend(f"{prefix}{n}: only committed" for n in comparison.right_only)
-        _, mismatch, errors = filecmp.cmpfiles(left, right, comparison.common_files,
-                                               shallow=False)
+        _, mismatch, errors = filecmp.cmpfiles(left, right, comparison.common_files, shallow=False)
         differences.extend(f"{prefix}{n}: differs" for n in mismatch + errors)
         for name in comparison.common_dirs:
             compare(left / name, right / name, f"{prefix}{name}/")

@@ -37,8 +37,9 @@ def test_compare_doctests() -> None:
         ({"k": "v"}, {"k": "v", "extra": 1}, False),
     ],
 )
-def test_json_equal_is_strict_but_ignores_key_order(expected: object, actual: object,
-                                                    equal: bool) -> None:
+def test_json_equal_is_strict_but_ignores_key_order(
+    expected: object, actual: object, equal: bool
+) -> None:
     assert json_equal(expected, actual) is equal
 
 
@@ -55,7 +56,8 @@ def test_text_pattern_needs_a_full_match_of_valid_utf8() -> None:
 
 def test_substitute_reaches_every_string() -> None:
     assert substitute({"a": ["${ROOT}/x", 1, {"b": "${ROOT}"}]}, "/r") == {
-        "a": ["/r/x", 1, {"b": "/r"}]}
+        "a": ["/r/x", 1, {"b": "/r"}]
+    }
 
 
 def test_tree_round_trip_and_comparison(tmp_path: Path) -> None:
@@ -76,8 +78,11 @@ def test_tree_round_trip_and_comparison(tmp_path: Path) -> None:
     changed = {**tree, "a/b.md": {"text": "bye"}, "new": {"file": True}}
     del changed["pipe"]
     problems = compare_tree(changed, found, str(tmp_path))
-    assert problems == ["a/b.md: content b'hi', expected b'bye'", "new: missing",
-                        "pipe: unexpected fifo"]
+    assert problems == [
+        "a/b.md: content b'hi', expected b'bye'",
+        "new: missing",
+        "pipe: unexpected fifo",
+    ]
     assert compare_tree({**tree, "bin": {"text_pattern": "[0-9]+"}}, found, str(tmp_path))
     remove_tree(tmp_path)
     assert not tmp_path.exists()
@@ -85,18 +90,25 @@ def test_tree_round_trip_and_comparison(tmp_path: Path) -> None:
 
 def test_remove_tree_undoes_missing_permissions(tmp_path: Path) -> None:
     root = tmp_path / "case"
-    materialise({"locked/inner/x.md": {"text": "x"}, "locked": {"dir": True, "mode": "0000"}},
-                root)
+    materialise({"locked/inner/x.md": {"text": "x"}, "locked": {"dir": True, "mode": "0000"}}, root)
     remove_tree(root)
     assert not root.exists()
 
 
 def test_requirements_skip_fenced_examples_and_join_continuations() -> None:
-    page = "\n".join([
-        "# Title", "## Area", "```", "- **X-Y-001** (MUST): an example, not a rule", "```",
-        "- **X-Y-002** (MUST NOT): first line", "  second line", "",
-        "- **X-Y-003** (MAY): optional",
-    ])
+    page = "\n".join(
+        [
+            "# Title",
+            "## Area",
+            "```",
+            "- **X-Y-001** (MUST): an example, not a rule",
+            "```",
+            "- **X-Y-002** (MUST NOT): first line",
+            "  second line",
+            "",
+            "- **X-Y-003** (MAY): optional",
+        ]
+    )
     found = parse_requirements(page, "x.md")
     assert [(r.id, r.level, r.text, r.section) for r in found] == [
         ("X-Y-002", "MUST NOT", "first line second line", "Area"),

@@ -47,9 +47,12 @@ def test_bad_arguments_get_one_line_and_exit_2(
         ("[[expected_failure]\ncase = 1", "not valid TOML"),
         ('[[expected_failure]]\ncase = "demo/echo/plain"\n', "needs exactly the keys"),
         ('[[expected_failure]]\ncase = "demo/echo/plain"\nreason = ""\n', "non-empty strings"),
-        ('surprise = 1\n', "unknown key 'surprise'"),
-        ('[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
-         '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\n', "listed twice"),
+        ("surprise = 1\n", "unknown key 'surprise'"),
+        (
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\n',
+            "listed twice",
+        ),
     ],
 )
 def test_malformed_expectations_file_exit_2(
@@ -61,8 +64,9 @@ def test_malformed_expectations_file_exit_2(
 
 
 def test_missing_expectations_file_exit_2(demo_env: dict[str, str], memspec_cli: Runner) -> None:
-    _one_line_usage_error(memspec_cli("run", "--expectations", "nope.toml", env=demo_env),
-                          "not found")
+    _one_line_usage_error(
+        memspec_cli("run", "--expectations", "nope.toml", env=demo_env), "not found"
+    )
 
 
 def _broken_corpus(tmp_path: Path, demo_env: dict[str, str], case: object) -> dict[str, str]:
@@ -75,10 +79,27 @@ def _broken_corpus(tmp_path: Path, demo_env: dict[str, str], case: object) -> di
 @pytest.mark.parametrize(
     ("case", "needle"),
     [
-        ({"id": "demo/echo/broken", "description": "x", "requirements": ["DEMO-ECHO-001"],
-          "op": "demo.echo", "args": {}}, "breaks the case schema"),
-        ({"id": "demo/echo/elsewhere", "description": "x", "requirements": ["DEMO-ECHO-001"],
-          "op": "demo.echo", "args": {}, "expect": {"result": 1}}, "does not match its path"),
+        (
+            {
+                "id": "demo/echo/broken",
+                "description": "x",
+                "requirements": ["DEMO-ECHO-001"],
+                "op": "demo.echo",
+                "args": {},
+            },
+            "breaks the case schema",
+        ),
+        (
+            {
+                "id": "demo/echo/elsewhere",
+                "description": "x",
+                "requirements": ["DEMO-ECHO-001"],
+                "op": "demo.echo",
+                "args": {},
+                "expect": {"result": 1},
+            },
+            "does not match its path",
+        ),
         ("not an object", "breaks the case schema"),
     ],
 )
@@ -89,11 +110,21 @@ def test_fixture_that_breaks_the_schema_exit_2(
     _one_line_usage_error(memspec_cli("run", env=env), needle)
 
 
-def test_lint_reports_every_problem(demo_env: dict[str, str], memspec_cli: Runner,
-                                    tmp_path: Path) -> None:
-    env = _broken_corpus(tmp_path, demo_env, {
-        "id": "demo/echo/broken", "description": "x", "requirements": ["DEMO-ECHO-999"],
-        "op": "demo.nosuch", "args": {}, "expect": {"result": 1}})
+def test_lint_reports_every_problem(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    env = _broken_corpus(
+        tmp_path,
+        demo_env,
+        {
+            "id": "demo/echo/broken",
+            "description": "x",
+            "requirements": ["DEMO-ECHO-999"],
+            "op": "demo.nosuch",
+            "args": {},
+            "expect": {"result": 1},
+        },
+    )
     result = memspec_cli("lint", env=env)
     assert result.returncode == 1
     assert "unknown requirement id DEMO-ECHO-999" in result.stdout
@@ -115,15 +146,17 @@ def test_coverage_fails_only_for_an_uncovered_must(
     shutil.copytree(DATA / "spec", spec)
     with (spec / "demo.md").open("a", encoding="utf-8") as page:
         page.write("\n- **DEMO-ECHO-003** (MUST): Nobody tests this.\n")
-    result = memspec_cli("coverage", "--profile", "demo", "--json",
-                         env={**demo_env, "MEMSPEC_SPEC": str(spec)})
+    result = memspec_cli(
+        "coverage", "--profile", "demo", "--json", env={**demo_env, "MEMSPEC_SPEC": str(spec)}
+    )
     assert result.returncode == 1
     rows = {row["requirement"]: row for row in json.loads(result.stdout)}
     assert rows["DEMO-ECHO-003"]["cases"] == [] and rows["DEMO-ECHO-002"]["level"] == "SHOULD"
 
 
-def test_explain_prints_requirement_text_and_cases(demo_env: dict[str, str],
-                                                   memspec_cli: Runner) -> None:
+def test_explain_prints_requirement_text_and_cases(
+    demo_env: dict[str, str], memspec_cli: Runner
+) -> None:
     result = memspec_cli("explain", "DEMO-ECHO-001", env=demo_env)
     assert result.returncode == 0
     assert "answers its `value` argument unchanged" in result.stdout
@@ -144,8 +177,9 @@ def test_smoke_tells_broken_from_working(demo_env: dict[str, str], memspec_cli: 
 
 
 def test_no_case_selected_is_a_usage_error(demo_env: dict[str, str], memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "--adapter", "python:fakes:Echo", "-k", "no_such_case_anywhere",
-                         env=demo_env)
+    result = memspec_cli(
+        "run", "--adapter", "python:fakes:Echo", "-k", "no_such_case_anywhere", env=demo_env
+    )
     assert result.returncode == 2 and "no case selected" in result.stderr
 
 
@@ -156,8 +190,24 @@ def test_snapshot_update_is_refused_for_other_adapters(
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "memspec.pytest_plugin", "--pyargs",
-         "memspec.suite", "--memspec-adapter", fake_cmd("good"), "--snapshot-update", "-q"],
-        cwd=tmp_path, env=demo_env, capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "memspec.pytest_plugin",
+            "--pyargs",
+            "memspec.suite",
+            "--memspec-adapter",
+            fake_cmd("good"),
+            "--snapshot-update",
+            "-q",
+        ],
+        cwd=tmp_path,
+        env=demo_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 4
     assert "only the reference adapter may write snapshots" in result.stderr

@@ -7,14 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[2]
 CHECKED = ["reference", "conformance", "tools", "benchmarks"]
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600,
-                          check=False)
+    return subprocess.run(
+        command, cwd=REPO, capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 def test_ruff_check_is_clean() -> None:

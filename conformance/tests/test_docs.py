@@ -16,19 +16,24 @@ from memspec.suite.registry import registered_cases
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "spec").glob("*.md"))]
 _PROFILES = sorted(p.name for p in (REPO / "fixtures").iterdir() if not p.name.startswith("_"))
-CASE_ID = re.compile(rf"\b((?:{'|'.join(_PROFILES)})/[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*"
-                     r"(?:/crash-points)?)\b")
+CASE_ID = re.compile(
+    rf"\b((?:{'|'.join(_PROFILES)})/[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*"
+    r"(?:/crash-points)?)\b"
+)
 REQUIREMENT_ID = re.compile(r"\b([A-Z]+-[A-Z]+-\d{3})\b")
-QUOTED_ITEM = re.compile(r"^- \*\*([A-Z]+-[A-Z]+-\d{3})\*\* \((?:MUST|SHOULD|MAY)[A-Z ]*\): "
-                         r"(.*?)(?: \.\.\.)?$")
+QUOTED_ITEM = re.compile(
+    r"^- \*\*([A-Z]+-[A-Z]+-\d{3})\*\* \((?:MUST|SHOULD|MAY)[A-Z ]*\): "
+    r"(.*?)(?: \.\.\.)?$"
+)
 
 
 @functools.cache
 def _known_cases() -> frozenset[str]:
     cases = load_cases()
     known = {case.id for case in cases} | {entry.id for entry in registered_cases()}
-    known |= {f"{case.id}/crash-points" for case in cases
-              if any(step.crash_points for step in case.steps)}
+    known |= {
+        f"{case.id}/crash-points" for case in cases if any(step.crash_points for step in case.steps)
+    }
     return frozenset(known)
 
 
@@ -38,8 +43,9 @@ def test_quoted_ids_exist(page: Path) -> None:
     cases = _known_cases()
     requirements = _requirement_ids()
     missing_cases = sorted(set(CASE_ID.findall(text)) - cases)
-    missing_requirements = sorted(set(REQUIREMENT_ID.findall(text)) - requirements
-                                  - {"PROFILE-AREA-NNN"})
+    missing_requirements = sorted(
+        set(REQUIREMENT_ID.findall(text)) - requirements - {"PROFILE-AREA-NNN"}
+    )
     assert missing_cases == [] and missing_requirements == []
 
 
@@ -62,5 +68,6 @@ def test_quoted_requirements_match_the_spec() -> None:
 
 def test_the_checks_see_a_wrong_quote() -> None:
     assert CASE_ID.findall("see `memdir/frontmatter/crlf-values-are-clean`") == [
-        "memdir/frontmatter/crlf-values-are-clean"]
+        "memdir/frontmatter/crlf-values-are-clean"
+    ]
     assert "memdir/frontmatter/crlf-values-are-clean" not in _known_cases()

@@ -13,51 +13,95 @@ from memspec.report import read_report
 
 def _expect(tmp_path: Path, *entries: tuple[str, str]) -> str:
     path = tmp_path / "expect.toml"
-    path.write_text("".join(f'[[expected_failure]]\ncase = "{case}"\nreason = "{reason}"\n'
-                            for case, reason in entries), encoding="utf-8")
+    path.write_text(
+        "".join(
+            f'[[expected_failure]]\ncase = "{case}"\nreason = "{reason}"\n'
+            for case, reason in entries
+        ),
+        encoding="utf-8",
+    )
     return str(path)
 
 
 def test_listed_failures_become_xfailed_and_the_run_passes(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
-    expect = _expect(tmp_path, ("demo/echo/bang-one", "known crash #1"),
-                     ("demo/echo/bang-two", "known crash #1"))
+    expect = _expect(
+        tmp_path, ("demo/echo/bang-one", "known crash #1"), ("demo/echo/bang-two", "known crash #1")
+    )
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", fake_cmd("wrong"), "--expectations", expect,
-                         "--report", str(report), env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("wrong"),
+        "--expectations",
+        expect,
+        "--report",
+        str(report),
+        env=demo_env,
+    )
     assert result.returncode == 0, result.stdout
     seen = outcomes(report)
     assert seen["demo/echo/bang-one"] == seen["demo/echo/bang-two"] == "xfailed"
 
 
-def test_an_unexpected_pass_fails_the_run(demo_env: dict[str, str], memspec_cli: Runner,
-                                          tmp_path: Path) -> None:
+def test_an_unexpected_pass_fails_the_run(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     expect = _expect(tmp_path, ("demo/echo/plain", "thought broken"))
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", fake_cmd("good"), "--expectations", expect,
-                         "--report", str(report), env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("good"),
+        "--expectations",
+        expect,
+        "--report",
+        str(report),
+        env=demo_env,
+    )
     assert result.returncode == 1
     assert outcomes(report)["demo/echo/plain"] == "xpassed"
 
 
-def test_an_entry_matching_no_case_fails_the_run(demo_env: dict[str, str], memspec_cli: Runner,
-                                                 tmp_path: Path) -> None:
+def test_an_entry_matching_no_case_fails_the_run(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     expect = _expect(tmp_path, ("demo/echo/gone", "stale"))
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--expectations", expect, "--report", str(report),
-                         "--adapter", fake_cmd("good"), env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--expectations",
+        expect,
+        "--report",
+        str(report),
+        "--adapter",
+        fake_cmd("good"),
+        env=demo_env,
+    )
     assert result.returncode == 1
     assert "entry 'demo/echo/gone' matches no case" in result.stdout
-    assert read_report(report)[-1]["problems"] == ["expectations: entry 'demo/echo/gone' "
-                                                  "matches no case"]
+    assert read_report(report)[-1]["problems"] == [
+        "expectations: entry 'demo/echo/gone' matches no case"
+    ]
 
 
-def test_report_junit_and_summary_agree(demo_env: dict[str, str], memspec_cli: Runner,
-                                        tmp_path: Path) -> None:
+def test_report_junit_and_summary_agree(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report, junit, summary = tmp_path / "r.jsonl", tmp_path / "j.xml", tmp_path / "s.md"
-    result = memspec_cli("run", "--adapter", fake_cmd("wrong"), "--report", str(report),
-                         "--junit", str(junit), "--summary", str(summary), env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("wrong"),
+        "--report",
+        str(report),
+        "--junit",
+        str(junit),
+        "--summary",
+        str(summary),
+        env=demo_env,
+    )
     assert result.returncode == 1
     lines = read_report(report)
     cases = [line for line in lines if line["type"] == "case"]
@@ -69,8 +113,9 @@ def test_report_junit_and_summary_agree(demo_env: dict[str, str], memspec_cli: R
     assert lines[-1]["counts"]["failed"] == 2
     suite = ElementTree.parse(junit).getroot()
     assert suite.get("tests") == str(len(cases)) and suite.get("failures") == "2"
-    failed = {case.get("name") for case in suite.iter("testcase") if case.find("failure")
-              is not None}
+    failed = {
+        case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None
+    }
     assert failed == {"demo/echo/bang-one", "demo/echo/bang-two"}
     text = summary.read_text(encoding="utf-8")
     assert "| demo | 4 | 2 | 0 | 0 | 0 | 0 | 6 |" in text
@@ -80,11 +125,13 @@ def test_report_junit_and_summary_agree(demo_env: dict[str, str], memspec_cli: R
     assert sorted(path.name for path in tmp_path.iterdir()) == ["j.xml", "r.jsonl", "s.md"]
 
 
-def test_parallel_run_reports_every_case_once(demo_env: dict[str, str], memspec_cli: Runner,
-                                              tmp_path: Path) -> None:
+def test_parallel_run_reports_every_case_once(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "-n", "2", "--adapter", fake_cmd("crash"), "--report",
-                         str(report), env=demo_env)
+    result = memspec_cli(
+        "run", "-n", "2", "--adapter", fake_cmd("crash"), "--report", str(report), env=demo_env
+    )
     assert result.returncode == 1
     seen = outcomes(report)
     assert len(seen) == 6 and sorted(seen.values()).count("error") == 2

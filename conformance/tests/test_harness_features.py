@@ -20,8 +20,7 @@ GIT = pytest.mark.skipif(shutil.which("git") is None, reason="git is not install
 
 
 def case(**fields: Any) -> Case:
-    data = {"id": "demo/harness/x", "description": "d", "requirements": ["DEMO-ECHO-001"],
-            **fields}
+    data = {"id": "demo/harness/x", "description": "d", "requirements": ["DEMO-ECHO-001"], **fields}
     assert schema_errors(data) == []
     return case_from_json(data)
 
@@ -41,17 +40,29 @@ def fake() -> Any:
 
 @GIT
 def test_git_setup_builds_a_real_repository_with_a_clean_environment(
-        fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GIT_DIR", "/nonexistent")  # the harness's own GIT_* never leak in
     monkeypatch.setenv("GIT_AUTHOR_NAME", "someone else")
     subject = case(
-        setup=[{"git": ["init", "-q", "repo"]},
-               {"git": ["commit", "-q", "--allow-empty", "-m", "first"], "cwd": "repo"},
-               {"git": ["worktree", "add", "-q", "${ROOT}/wt"], "cwd": "repo"}],
-        tree_ignore=["*/.git"], requires=["git"],
-        steps=[{"op": "demo.listdir", "args": {"path": "${ROOT}/wt"},
-                "expect": {"result": [".git"],
-                           "tree": {"repo": {"dir": True}, "wt": {"dir": True}}}}])
+        setup=[
+            {"git": ["init", "-q", "repo"]},
+            {"git": ["commit", "-q", "--allow-empty", "-m", "first"], "cwd": "repo"},
+            {"git": ["worktree", "add", "-q", "${ROOT}/wt"], "cwd": "repo"},
+        ],
+        tree_ignore=["*/.git"],
+        requires=["git"],
+        steps=[
+            {
+                "op": "demo.listdir",
+                "args": {"path": "${ROOT}/wt"},
+                "expect": {
+                    "result": [".git"],
+                    "tree": {"repo": {"dir": True}, "wt": {"dir": True}},
+                },
+            }
+        ],
+    )
     run_case(subject, fake())
 
 
@@ -59,35 +70,58 @@ def test_git_setup_builds_a_real_repository_with_a_clean_environment(
 def test_a_failing_git_action_is_a_fault_naming_the_command(fake: Any) -> None:
     from memspec.exceptions import CaseFault
 
-    subject = case(setup=[{"git": ["checkout", "no-such-branch"]}], requires=["git"],
-                   op="demo.listdir", args={"path": "${ROOT}"}, expect={"result": []})
+    subject = case(
+        setup=[{"git": ["checkout", "no-such-branch"]}],
+        requires=["git"],
+        op="demo.listdir",
+        args={"path": "${ROOT}"},
+        expect={"result": []},
+    )
     with pytest.raises(CaseFault, match="git checkout no-such-branch"):
         run_case(subject, fake())
 
 
 def test_a_case_using_git_without_requiring_it_is_a_lint_problem() -> None:
-    subject = case(setup=[{"git": ["init"]}], op="demo.listdir", args={"path": "."},
-                   expect={"result": []})
+    subject = case(
+        setup=[{"git": ["init"]}], op="demo.listdir", args={"path": "."}, expect={"result": []}
+    )
     assert _case_problems(subject, "w") == ["w: uses git but does not list it in requires"]
 
 
 def test_an_adapter_not_claiming_git_is_not_claimed(fake: Any) -> None:
-    subject = case(setup=[{"git": ["init"]}], requires=["git"], op="demo.listdir",
-                   args={"path": "."}, expect={"result": []})
+    subject = case(
+        setup=[{"git": ["init"]}],
+        requires=["git"],
+        op="demo.listdir",
+        args={"path": "."},
+        expect={"result": []},
+    )
     adapter = fake("Unlocked")
     adapter.handshake  # noqa: B018
-    object.__setattr__(adapter, "_handshake", adapter.handshake.__class__(
-        adapter.handshake.implementation, "1.1.0", ("demo",), ()))
+    object.__setattr__(
+        adapter,
+        "_handshake",
+        adapter.handshake.__class__(adapter.handshake.implementation, "1.1.0", ("demo",), ()),
+    )
     assert not_claimed_reason(subject, adapter) == "not claimed: capability git"
 
 
 def _appends(workers: int, repeat: int, **expect: Any) -> Case:
     lines = [f"w{w}-i{i}" for w in range(workers) for i in range(repeat)]
-    return case(requires=["concurrency"], steps=[{
-        "op": "demo.append", "args": {"path": "${ROOT}/log", "line": "w${WORKER}-i${ITERATION}"},
-        "concurrent": {"workers": workers, "repeat": repeat},
-        "expect": {**expect, "tree": {"log": {"lines_any_order": lines},
-                                      "log.lock": {"text": ""}}}}])
+    return case(
+        requires=["concurrency"],
+        steps=[
+            {
+                "op": "demo.append",
+                "args": {"path": "${ROOT}/log", "line": "w${WORKER}-i${ITERATION}"},
+                "concurrent": {"workers": workers, "repeat": repeat},
+                "expect": {
+                    **expect,
+                    "tree": {"log": {"lines_any_order": lines}, "log.lock": {"text": ""}},
+                },
+            }
+        ],
+    )
 
 
 def test_concurrent_appends_through_a_lock_keep_every_line(fake: Any) -> None:
@@ -112,9 +146,17 @@ def test_an_unlocked_read_modify_write_loses_lines_and_fails(fake: Any) -> None:
 
 
 def _put() -> Case:
-    return case(requires=["fault-injection"], steps=[{
-        "op": "demo.put", "args": {"path": "${ROOT}/fact.md", "text": "body\n"},
-        "crash_points": True, "expect": {"result": "ok", "tree": {"fact.md": {"text": "body\n"}}}}])
+    return case(
+        requires=["fault-injection"],
+        steps=[
+            {
+                "op": "demo.put",
+                "args": {"path": "${ROOT}/fact.md", "text": "body\n"},
+                "crash_points": True,
+                "expect": {"result": "ok", "tree": {"fact.md": {"text": "body\n"}}},
+            }
+        ],
+    )
 
 
 def test_crash_points_count_every_mutation_of_an_atomic_writer(fake: Any) -> None:
@@ -127,11 +169,22 @@ def test_crash_points_catch_a_writer_that_is_not_safe_to_rerun(fake: Any) -> Non
 
 
 def test_tree_ignore_and_lines_any_order_compare_as_documented() -> None:
-    actual = {"a": Entry("file", 0o644, 0, content=b"x\ny\n"),
-              "r/.git": Entry("dir", 0o755, 0), "r/.git/HEAD": Entry("file", 0o644, 0),
-              "r": Entry("dir", 0o755, 0)}
-    assert compare_tree({"a": {"lines_any_order": ["y", "x"]}, "r": {"dir": True}}, actual,
-                        "/root", ignore=("r/.git",)) == []
-    assert compare_tree({"a": {"lines_any_order": ["x", "x"]}}, actual, "/root",
-                        ignore=("r",)) == ["a: 1 line(s) missing, e.g. 'x'",
-                                           "a: 1 unexpected line(s), e.g. 'y'"]
+    actual = {
+        "a": Entry("file", 0o644, 0, content=b"x\ny\n"),
+        "r/.git": Entry("dir", 0o755, 0),
+        "r/.git/HEAD": Entry("file", 0o644, 0),
+        "r": Entry("dir", 0o755, 0),
+    }
+    assert (
+        compare_tree(
+            {"a": {"lines_any_order": ["y", "x"]}, "r": {"dir": True}},
+            actual,
+            "/root",
+            ignore=("r/.git",),
+        )
+        == []
+    )
+    assert compare_tree({"a": {"lines_any_order": ["x", "x"]}}, actual, "/root", ignore=("r",)) == [
+        "a: 1 line(s) missing, e.g. 'x'",
+        "a: 1 unexpected line(s), e.g. 'y'",
+    ]

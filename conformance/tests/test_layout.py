@@ -10,14 +10,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILES = sorted(p.name for p in (REPO / "fixtures").iterdir() if not p.name.startswith("_"))
-AREAS = [(profile, area.name) for profile in PROFILES
-         for area in sorted((REPO / "fixtures" / profile).iterdir())
-         if area.is_dir() and not area.name.startswith("_")]
+AREAS = [
+    (profile, area.name)
+    for profile in PROFILES
+    for area in sorted((REPO / "fixtures" / profile).iterdir())
+    if area.is_dir() and not area.name.startswith("_")
+]
 
 # Areas whose cases are answered by another area's module, with the reason.
 NO_OWN_MODULE = {
     ("memorytool", "drift"): "cases of other ports' drift, answered by the actions and soul "
-                             "modules",
+    "modules",
 }
 
 
@@ -30,8 +33,9 @@ def _sections(profile: str) -> set[str]:
 def test_an_area_has_its_four_hops(profile: str, area: str) -> None:
     name = area.replace("-", "_")
     missing = []
-    if (profile, area) not in NO_OWN_MODULE and \
-            not (REPO / "reference" / "memref" / profile / f"_{name}.py").is_file():
+    if (profile, area) not in NO_OWN_MODULE and not (
+        REPO / "reference" / "memref" / profile / f"_{name}.py"
+    ).is_file():
         missing.append(f"reference/memref/{profile}/_{name}.py")
     if not (REPO / "tools" / "fixtures" / profile / f"{name}.py").is_file():
         missing.append(f"tools/fixtures/{profile}/{name}.py")

@@ -28,13 +28,25 @@ CALM = {"demo/echo/plain", "demo/echo/number", "demo/echo/list", "demo/echo/afte
     ],
 )
 def test_each_fault_is_reported_on_its_case_and_the_run_goes_on(
-    mode: str, bang_outcome: str, message_part: str, demo_env: dict[str, str],
-    memspec_cli: Runner, tmp_path: Path,
+    mode: str,
+    bang_outcome: str,
+    message_part: str,
+    demo_env: dict[str, str],
+    memspec_cli: Runner,
+    tmp_path: Path,
 ) -> None:
     report = tmp_path / "r.jsonl"
     started = time.monotonic()
-    result = memspec_cli("run", "--adapter", fake_cmd(mode), "--timeout", "0.5",
-                         "--report", str(report), env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd(mode),
+        "--timeout",
+        "0.5",
+        "--report",
+        str(report),
+        env=demo_env,
+    )
     assert time.monotonic() - started < 60
     assert result.returncode == 1, result.stderr
     seen = outcomes(report)
@@ -67,8 +79,9 @@ def test_in_process_fakes_are_judged_per_case(
     fake: str, outcome: str, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", f"python:fakes:{fake}", "--report", str(report),
-                         env=demo_env)
+    result = memspec_cli(
+        "run", "--adapter", f"python:fakes:{fake}", "--report", str(report), env=demo_env
+    )
     assert result.returncode == 1
     seen = outcomes(report)
     expected_bad = BANGS if fake == "RaisesOnBang" else BANGS | CALM
@@ -79,8 +92,9 @@ def test_an_adapter_claiming_no_known_profile_is_broken(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", "python:fakes:ClaimsNothing", "--report",
-                         str(report), env=demo_env)
+    result = memspec_cli(
+        "run", "--adapter", "python:fakes:ClaimsNothing", "--report", str(report), env=demo_env
+    )
     assert result.returncode == 3
     assert "it claimed []; the suite knows ['demo']" in result.stderr
     footer = read_report(report)[-1]
@@ -89,8 +103,9 @@ def test_an_adapter_claiming_no_known_profile_is_broken(
     assert smoke.returncode == 3 and "claims no profile" in smoke.stdout
 
 
-def test_timeout_uses_a_real_clock_under_freezegun(demo_env: dict[str, str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_timeout_uses_a_real_clock_under_freezegun(
+    demo_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     adapter = Adapter(fake_cmd("hang"), timeout_s=0.5)
     wall = time.clock_gettime(time.CLOCK_MONOTONIC)
     try:

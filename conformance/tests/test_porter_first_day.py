@@ -35,10 +35,12 @@ def _memdir_env() -> dict[str, str]:
 
 
 def test_the_end_of_a_run_groups_what_is_left_by_op_and_requirement(
-        demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path) -> None:
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     summary = tmp_path / "s.md"
-    result = memspec_cli("run", "--adapter", fake_cmd("wrong"), "--summary", str(summary),
-                         env=demo_env)
+    result = memspec_cli(
+        "run", "--adapter", fake_cmd("wrong"), "--summary", str(summary), env=demo_env
+    )
     assert result.returncode == 1
     assert "To do, by op:\n  wrong: demo.echo — 2 cases" in result.stdout
     assert "To do, by requirement:\n  DEMO-ECHO-001 — 2 cases" in result.stdout
@@ -46,9 +48,16 @@ def test_the_end_of_a_run_groups_what_is_left_by_op_and_requirement(
 
 
 def test_a_missing_op_is_grouped_as_unknown_op(memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOps", "--op",
-                         "memdir.project_key", "--op", "memdir.parse_memory_type",
-                         env=_memdir_env())
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOps",
+        "--op",
+        "memdir.project_key",
+        "--op",
+        "memdir.parse_memory_type",
+        env=_memdir_env(),
+    )
     assert result.returncode == 1
     assert "unknown-op: memdir.project_key — 75 cases" in result.stdout
     assert "wrong: memdir.parse_memory_type — " in result.stdout
@@ -58,10 +67,21 @@ def test_a_missing_op_is_grouped_as_unknown_op(memspec_cli: Runner) -> None:
 
 
 def test_a_failure_shows_op_args_expected_actual_and_the_explain_command(
-        memspec_cli: Runner, tmp_path: Path) -> None:
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
-    memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOps", "--profile", "memdir",
-                "--case", "memdir/type/known-user", "--report", str(report), env=_memdir_env())
+    memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOps",
+        "--profile",
+        "memdir",
+        "--case",
+        "memdir/type/known-user",
+        "--report",
+        str(report),
+        env=_memdir_env(),
+    )
     record = next(r for r in read_report(report) if r.get("id") == "memdir/type/known-user")
     assert record["outcome"] == "failed"
     lines = record["message"].splitlines()
@@ -75,8 +95,9 @@ def test_long_values_are_shown_as_a_diff_at_the_first_difference() -> None:
     expected = "a" * 1000 + "\nline two\n"
     actual = "a" * 1000 + "\nline 2\n"
     lines = describe_difference(expected, actual)
-    assert lines[0] == ("  expected 1010 chars, actual 1008 chars; first difference at offset "
-                        "1006 (line 2):")
+    assert lines[0] == (
+        "  expected 1010 chars, actual 1008 chars; first difference at offset 1006 (line 2):"
+    )
     assert lines[1].endswith("\\nline two\\n…") and lines[2].endswith("\\nline 2\\n…")
 
 
@@ -88,8 +109,16 @@ def test_look_alike_and_invisible_characters_are_escaped() -> None:
 
 
 def test_a_failure_prints_once_through_the_plugin(memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOps", "--profile", "memdir",
-                         "--case", "memdir/type/known-user", env=_memdir_env())
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOps",
+        "--profile",
+        "memdir",
+        "--case",
+        "memdir/type/known-user",
+        env=_memdir_env(),
+    )
     assert result.stdout.count("see: memspec explain memdir/type/known-user") == 1
     assert "During handling" not in result.stdout + result.stderr
 
@@ -98,12 +127,22 @@ def test_a_failure_prints_once_through_the_plugin(memspec_cli: Runner) -> None:
 
 
 def test_a_failing_property_shows_the_shrunk_input_as_json_and_exports_it(
-        memspec_cli: Runner, tmp_path: Path) -> None:
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
     report, exported = tmp_path / "r.jsonl", tmp_path / "exported"
     case_id = "memdir/age/property-age-days-floors-elapsed-days"
-    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "FloatDays", "--case", case_id,
-                         "--report", str(report), "--export-failures", str(exported),
-                         env=_memdir_env())
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "FloatDays",
+        "--case",
+        case_id,
+        "--report",
+        str(report),
+        "--export-failures",
+        str(exported),
+        env=_memdir_env(),
+    )
     assert result.returncode == 1
     message = next(r for r in read_report(report) if r.get("id") == case_id)["message"]
     assert "op:    memdir.age_days" in message and "args:  {" in message
@@ -119,8 +158,11 @@ def test_a_failing_property_shows_the_shrunk_input_as_json_and_exports_it(
 
 
 def test_runs_are_deterministic_by_default() -> None:
-    run = next(a for a in _parser()._subparsers._group_actions[0].choices["run"]._actions  # type: ignore[union-attr]
-               if a.dest == "hypothesis_profile")
+    run = next(
+        a
+        for a in _parser()._subparsers._group_actions[0].choices["run"]._actions  # type: ignore[union-attr]
+        if a.dest == "hypothesis_profile"
+    )
     assert run.default == "ci"
     from memspec.pytest_plugin import HYPOTHESIS_PROFILES
 
@@ -130,12 +172,21 @@ def test_runs_are_deterministic_by_default() -> None:
 # 4. Snapshot cases
 
 
-def test_a_snapshot_case_reports_a_missing_op_with_the_reply(memspec_cli: Runner,
-                                                             tmp_path: Path) -> None:
+def test_a_snapshot_case_reports_a_missing_op_with_the_reply(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
     case_id = "memdir/index/snapshot-truncation-warnings"
-    memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOps", "--case", case_id, "--report",
-                str(report), env=_memdir_env())
+    memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOps",
+        "--case",
+        case_id,
+        "--report",
+        str(report),
+        env=_memdir_env(),
+    )
     record = next(r for r in read_report(report) if r.get("id") == case_id)
     assert record["outcome"] == "failed"
     assert "memdir.truncate_index answered error 'unknown-op'" in record["message"]
@@ -145,14 +196,23 @@ def test_a_snapshot_case_reports_a_missing_op_with_the_reply(memspec_cli: Runner
 # 5. Selecting cases
 
 
-@pytest.mark.parametrize(("selection", "expected"), [
-    (("-k", "property-agrees-with-reference"), {"memdir/frontmatter/property-agrees-with-reference"}),
-    (("-k", "snapshot-manifest"), {"memdir/manifest/snapshot-manifest"}),
-    (("--case", "memdir/type/empty", "--case", "memdir/type/team"),
-     {"memdir/type/empty", "memdir/type/team"}),
-])
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        (
+            ("-k", "property-agrees-with-reference"),
+            {"memdir/frontmatter/property-agrees-with-reference"},
+        ),
+        (("-k", "snapshot-manifest"), {"memdir/manifest/snapshot-manifest"}),
+        (
+            ("--case", "memdir/type/empty", "--case", "memdir/type/team"),
+            {"memdir/type/empty", "memdir/type/team"},
+        ),
+    ],
+)
 def test_cases_are_selected_by_id_whatever_their_kind(
-        memspec_cli: Runner, tmp_path: Path, selection: tuple[str, ...], expected: set[str]) -> None:
+    memspec_cli: Runner, tmp_path: Path, selection: tuple[str, ...], expected: set[str]
+) -> None:
     report = tmp_path / "r.jsonl"
     result = memspec_cli("run", "--profile", "memdir", *selection, "--report", str(report))
     assert result.returncode == 0, result.stdout[-2000:]
@@ -171,10 +231,12 @@ def test_op_selects_the_cases_that_call_it(memspec_cli: Runner, tmp_path: Path) 
 
 
 def test_the_run_names_the_adapter_first_and_counts_and_reports_last(
-        demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path) -> None:
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", fake_cmd("crash"), "--report", str(report),
-                         env=demo_env)
+    result = memspec_cli(
+        "run", "--adapter", fake_cmd("crash"), "--report", str(report), env=demo_env
+    )
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"memspec: adapter {fake_cmd('crash')}: fake-crash 0 (python)")
     assert f"report: {report}" in lines
@@ -191,8 +253,14 @@ def test_verbose_lines_show_case_ids(demo_env: dict[str, str], memspec_cli: Runn
 
 
 def test_skips_are_grouped_by_reason(memspec_cli: Runner) -> None:
-    result = memspec_cli("run", "--adapter", MEMDIR_FAKE + "ThreeOpsNoSymlinks", "--op",
-                         "memdir.load", env=_memdir_env())
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOpsNoSymlinks",
+        "--op",
+        "memdir.load",
+        env=_memdir_env(),
+    )
     assert "Skipped: not claimed: capability symlinks — " in result.stdout
 
 
@@ -212,7 +280,8 @@ def test_explain_prints_the_sentence_a_requirement_points_to(memspec_cli: Runner
 @pytest.mark.parametrize("option", ["--report", "--junit", "--summary"])
 @pytest.mark.parametrize("where", ["missing-dir", "a-directory", "read-only"])
 def test_bad_report_paths_are_refused_before_the_run(
-        option: str, where: str, memspec_cli: Runner, tmp_path: Path) -> None:
+    option: str, where: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
     if where == "read-only" and os.geteuid() == 0:
         target = Path("/proc/memspec-report")  # a filesystem that refuses new files
     elif where == "read-only":
@@ -237,13 +306,23 @@ def test_bad_report_paths_are_refused_before_the_run(
 
 @pytest.mark.parametrize("workers", [None, "2"])
 def test_a_broken_adapter_says_so_in_every_report(
-        workers: str | None, demo_env: dict[str, str], memspec_cli: Runner,
-        tmp_path: Path) -> None:
+    workers: str | None, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report, junit, summary = tmp_path / "r.jsonl", tmp_path / "r.xml", tmp_path / "s.md"
     extra = ["-n", workers] if workers else []
-    result = memspec_cli("run", "--adapter", fake_cmd("bad-start"), "--report", str(report),
-                         "--junit", str(junit), "--summary", str(summary), *extra,
-                         env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("bad-start"),
+        "--report",
+        str(report),
+        "--junit",
+        str(junit),
+        "--summary",
+        str(summary),
+        *extra,
+        env=demo_env,
+    )
     assert result.returncode == 3
     assert "_pytest" not in result.stdout + result.stderr
     assert "INTERNALERROR" not in result.stdout + result.stderr
@@ -259,16 +338,32 @@ def test_a_broken_adapter_says_so_in_every_report(
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_an_interrupted_run_writes_complete_reports_and_cleans_up(
-        signum: int, code: int, demo_env: dict[str, str], tmp_path: Path) -> None:
+    signum: int, code: int, demo_env: dict[str, str], tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**demo_env, "TMPDIR": str(scratch)}
     token = f"interrupt-{os.getpid()}-{signum}"  # names this test's adapter process alone
     process = subprocess.Popen(
-        [sys.executable, "-m", "memspec", "run", "--adapter", f"{fake_cmd('hang')} {token}",
-         "--timeout", "300", "--report", str(report)],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "memspec",
+            "run",
+            "--adapter",
+            f"{fake_cmd('hang')} {token}",
+            "--timeout",
+            "300",
+            "--report",
+            str(report),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(scratch.glob("memspec-*")):
         time.sleep(0.1)
@@ -287,22 +382,40 @@ def test_an_interrupted_run_writes_complete_reports_and_cleans_up(
 # 12. Large replies
 
 
-def test_a_50_mb_reply_is_read_and_judged(demo_env: dict[str, str], memspec_cli: Runner,
-                                          tmp_path: Path) -> None:
+def test_a_50_mb_reply_is_read_and_judged(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
-    result = memspec_cli("run", "--adapter", fake_cmd("huge"), "--timeout", "30", "--report",
-                         str(report), env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("huge"),
+        "--timeout",
+        "30",
+        "--report",
+        str(report),
+        env=demo_env,
+    )
     assert result.returncode == 1
     records = {r["id"]: r for r in demo_records(report)}
     assert records["demo/echo/bang-one"]["outcome"] == "failed"
     assert "50000000 chars" in records["demo/echo/bang-one"]["message"]
 
 
-def test_a_reply_over_the_cap_is_a_fault(demo_env: dict[str, str], memspec_cli: Runner,
-                                         tmp_path: Path) -> None:
+def test_a_reply_over_the_cap_is_a_fault(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report = tmp_path / "r.jsonl"
-    memspec_cli("run", "--adapter", fake_cmd("huge"), "--max-reply-bytes", "1000000",
-                "--report", str(report), env=demo_env)
+    memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("huge"),
+        "--max-reply-bytes",
+        "1000000",
+        "--report",
+        str(report),
+        env=demo_env,
+    )
     record = {r["id"]: r for r in demo_records(report)}["demo/echo/bang-one"]
     assert record["outcome"] == "error"
     assert "longer than 1000000 bytes (--max-reply-bytes)" in record["message"]
@@ -311,13 +424,22 @@ def test_a_reply_over_the_cap_is_a_fault(demo_env: dict[str, str], memspec_cli: 
 # 13-17. A command line without sharp edges
 
 
-@pytest.mark.parametrize("arguments", [
-    ("run", "--timeout", "0"), ("run", "--timeout", "nan"), ("run", "--timeout", "-1"),
-    ("run", "--timeout", "inf"), ("run", "-n", "0"), ("run", "-n", "two"),
-    ("run", "--max-reply-bytes", "0"), ("smoke", "--timeout", "0"),
-])
-def test_bad_numbers_are_refused_in_one_line(arguments: tuple[str, ...],
-                                             memspec_cli: Runner) -> None:
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("run", "--timeout", "0"),
+        ("run", "--timeout", "nan"),
+        ("run", "--timeout", "-1"),
+        ("run", "--timeout", "inf"),
+        ("run", "-n", "0"),
+        ("run", "-n", "two"),
+        ("run", "--max-reply-bytes", "0"),
+        ("smoke", "--timeout", "0"),
+    ],
+)
+def test_bad_numbers_are_refused_in_one_line(
+    arguments: tuple[str, ...], memspec_cli: Runner
+) -> None:
     result = memspec_cli(*arguments)
     assert result.returncode == 2
     assert result.stderr.startswith("memspec: error: argument ")
@@ -334,23 +456,30 @@ def test_smoke_stops_after_a_failed_start(memspec_cli: Runner) -> None:
 def test_every_option_of_every_command_has_a_description() -> None:
     parser = _parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    undocumented = [f"{name} {' '.join(action.option_strings) or action.dest}"
-                    for name, command in subparsers.choices.items()
-                    for action in command._actions
-                    if not isinstance(action, argparse._HelpAction) and not action.help]
+    undocumented = [
+        f"{name} {' '.join(action.option_strings) or action.dest}"
+        for name, command in subparsers.choices.items()
+        for action in command._actions
+        if not isinstance(action, argparse._HelpAction) and not action.help
+    ]
     assert undocumented == []
 
 
 def test_output_into_a_closed_pipe_exits_quietly() -> None:
-    result = subprocess.run(f"{sys.executable} -m memspec coverage | head -1", shell=True,
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        f"{sys.executable} -m memspec coverage | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.stdout.count("\n") == 1
     assert result.stderr == ""
 
 
 @pytest.mark.parametrize("command", [("run",), ("coverage",), ("lint",)])
-def test_unknown_profiles_are_refused_alike(command: tuple[str, ...],
-                                            memspec_cli: Runner) -> None:
+def test_unknown_profiles_are_refused_alike(command: tuple[str, ...], memspec_cli: Runner) -> None:
     result = memspec_cli(*command, "--profile", "memdri")
     assert result.returncode == 2
     assert result.stderr.startswith("memspec: error: unknown profile 'memdri'; known: ")
@@ -369,11 +498,23 @@ def test_protocol_is_a_selectable_profile(memspec_cli: Runner, tmp_path: Path) -
 
 @pytest.mark.parametrize("mode", ["hostile", "huge"])
 def test_any_text_an_adapter_sends_ends_up_escaped_in_every_report(
-        mode: str, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path) -> None:
+    mode: str, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
     report, junit, summary = tmp_path / "r.jsonl", tmp_path / "r.xml", tmp_path / "s.md"
-    result = memspec_cli("run", "--adapter", fake_cmd(mode), "--timeout", "30", "--report",
-                         str(report), "--junit", str(junit), "--summary", str(summary),
-                         env=demo_env)
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd(mode),
+        "--timeout",
+        "30",
+        "--report",
+        str(report),
+        "--junit",
+        str(junit),
+        "--summary",
+        str(summary),
+        env=demo_env,
+    )
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     lines = read_report(report)

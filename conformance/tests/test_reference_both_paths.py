@@ -21,11 +21,27 @@ def both_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     reports = (base / "in-process.jsonl", base / "subprocess.jsonl")
     adapters = ("reference", f"cmd:{sys.executable} -m memspec serve-reference")
     # The two runs are independent: one on each core.
-    runs = [subprocess.Popen(
-        [sys.executable, "-m", "memspec", "run", "--adapter", adapter, "--report",
-         str(report), "--hypothesis-profile", "ci"],
-        cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for adapter, report in zip(adapters, reports, strict=True)]
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "memspec",
+                "run",
+                "--adapter",
+                adapter,
+                "--report",
+                str(report),
+                "--hypothesis-profile",
+                "ci",
+            ],
+            cwd=base,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for adapter, report in zip(adapters, reports, strict=True)
+    ]
     for run in runs:
         stdout, stderr = run.communicate(timeout=900)
         assert run.returncode == 0, stdout[-4000:] + stderr[-2000:]
@@ -39,8 +55,12 @@ def _passed(path: Path) -> set[str]:
 def test_both_paths_pass_the_same_cases(both_reports: tuple[Path, Path]) -> None:
     in_process, subprocess_ = (_passed(path) for path in both_reports)
     assert in_process == subprocess_
-    for profile, at_least in (("memdir/", 800), ("factstore/", 450), ("memorytool/", 300),
-                              ("turnlog/", 350)):
+    for profile, at_least in (
+        ("memdir/", 800),
+        ("factstore/", 450),
+        ("memorytool/", 300),
+        ("turnlog/", 350),
+    ):
         assert len([case for case in in_process if case.startswith(profile)]) >= at_least
 
 
@@ -74,16 +94,25 @@ def _unprivileged_python() -> str | None:
         return None
     for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
         probe = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", candidate, "-c",
-             "import sys; print(sys.version_info >= (3, 11))"],
-            capture_output=True, text=True, check=False)
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                candidate,
+                "-c",
+                "import sys; print(sys.version_info >= (3, 11))",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if probe.stdout.strip() == "True":
             return candidate
     return None
 
 
-def test_permission_cases_pass_for_a_non_root_adapter(memspec_cli: Runner,
-                                                      tmp_path: Path) -> None:
+def test_permission_cases_pass_for_a_non_root_adapter(memspec_cli: Runner, tmp_path: Path) -> None:
     """As root, hand every tree to uid 65534 and serve memref as that user: the cases that
     need mode bits to bind (host: non-root) run instead of being skipped."""
     import shutil
@@ -98,15 +127,27 @@ def test_permission_cases_pass_for_a_non_root_adapter(memspec_cli: Runner,
         shutil.copytree(Path(memref.__file__).parent, shared / "memref")
         for path in [shared, *shared.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
-        adapter = (f"cmd:setpriv --reuid=65534 --regid=65534 --clear-groups env "
-                   f"PYTHONPATH={shared} {python} -m memref.serve")
+        adapter = (
+            f"cmd:setpriv --reuid=65534 --regid=65534 --clear-groups env "
+            f"PYTHONPATH={shared} {python} -m memref.serve"
+        )
         report = tmp_path / "r.jsonl"
-        result = memspec_cli("run", "--profile", "memdir", "--tree-owner", NOBODY,
-                             "--adapter", adapter, "--report", str(report))
+        result = memspec_cli(
+            "run",
+            "--profile",
+            "memdir",
+            "--tree-owner",
+            NOBODY,
+            "--adapter",
+            adapter,
+            "--report",
+            str(report),
+        )
         assert result.returncode == 0, result.stdout[-3000:]
         records = [r for r in read_report(report) if r["type"] == "case"]
         assert len(records) >= 600
         assert all(r["outcome"] == "passed" for r in records), [
-            r for r in records if r["outcome"] != "passed"][:3]
+            r for r in records if r["outcome"] != "passed"
+        ][:3]
     finally:
         shutil.rmtree(shared, ignore_errors=True)

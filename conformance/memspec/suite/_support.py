@@ -23,8 +23,9 @@ class Call:
 
     def reply_json(self) -> dict[str, Any]:
         if self.response.is_error:
-            return {"error": {"kind": self.response.error_kind,
-                              "message": self.response.error_message}}
+            return {
+                "error": {"kind": self.response.error_kind, "message": self.response.error_message}
+            }
         return {"result": self.response.result}
 
 
@@ -48,8 +49,7 @@ def result(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
     """Call ``op``; its result, or CaseFailure naming the error the adapter answered."""
     response = reply(adapter, op, args)
     if response.is_error:
-        raise CaseFailure(f"{op} answered error {response.error_kind!r}: "
-                          f"{response.error_message}")
+        raise CaseFailure(f"{op} answered error {response.error_kind!r}: {response.error_message}")
     return response.result
 
 

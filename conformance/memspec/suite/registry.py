@@ -49,8 +49,9 @@ class RegisteredCase:
 _REGISTRY: dict[str, RegisteredCase] = {}
 
 
-def suite_case(case_id: str, *requirements: str, kind: str = "property",
-               divergences: tuple[str, ...] = ()) -> Callable[[F], F]:
+def suite_case(
+    case_id: str, *requirements: str, kind: str = "property", divergences: tuple[str, ...] = ()
+) -> Callable[[F], F]:
     """Give a suite test a stable case id, the requirements it covers and its kind.
 
     ``divergences`` names the entries of spec/divergences.md whose inputs the test can
@@ -63,13 +64,16 @@ def suite_case(case_id: str, *requirements: str, kind: str = "property",
     def decorate(function: F) -> F:
         paragraph = (function.__doc__ or "").strip().split("\n\n")[0]
         description = " ".join(line.strip() for line in paragraph.splitlines())
-        _REGISTRY[case_id] = RegisteredCase(case_id, description, tuple(requirements), kind,
-                                            tuple(divergences))
-        marks = [pytest.mark.memspec_case_id(case_id),
-                 pytest.mark.memspec_profile(profile_of_case(case_id)),
-                 pytest.mark.memspec_requirement(*requirements),
-                 pytest.mark.memspec_kind(kind),
-                 pytest.mark.usefixtures("memspec_claims")]
+        _REGISTRY[case_id] = RegisteredCase(
+            case_id, description, tuple(requirements), kind, tuple(divergences)
+        )
+        marks = [
+            pytest.mark.memspec_case_id(case_id),
+            pytest.mark.memspec_profile(profile_of_case(case_id)),
+            pytest.mark.memspec_requirement(*requirements),
+            pytest.mark.memspec_kind(kind),
+            pytest.mark.usefixtures("memspec_claims"),
+        ]
         for mark in marks:
             function = mark(function)
         return function

@@ -12,7 +12,8 @@ def test_case(memspec_case: Case, memspec_run: Callable[[Case], None]) -> None:
     memspec_run(memspec_case)
 
 
-def test_crash_points(memspec_crash_case: tuple[Case, int],
-                      memspec_crash_run: Callable[[Case, int], None]) -> None:
+def test_crash_points(
+    memspec_crash_case: tuple[Case, int], memspec_crash_run: Callable[[Case, int], None]
+) -> None:
     case, index = memspec_crash_case
     memspec_crash_run(case, index)

@@ -41,21 +41,27 @@ def test_parse_frontmatter_never_errors(memspec_adapter: Adapter, content: objec
 @suite_case("memdir/frontmatter/property-no-opening-body-unchanged", "MEMDIR-FM-001")
 @settings(deadline=None)
 @given(content=st.text(max_size=200).filter(lambda text: not text.startswith("---")))
-def test_no_opening_delimiter_means_body_unchanged(memspec_adapter: Adapter,
-                                                   content: str) -> None:
+def test_no_opening_delimiter_means_body_unchanged(memspec_adapter: Adapter, content: str) -> None:
     """A document not starting with '---' has no frontmatter and comes back unchanged."""
     result = _result(memspec_adapter, "memdir.parse_frontmatter", {"content": content})
     assert result["frontmatter"] == {}
     assert text_bytes(result["body"]) == content.encode("utf-8")
 
 
-@suite_case("memdir/frontmatter/property-agrees-with-reference",
-            "MEMDIR-FM-005", "MEMDIR-FM-007", "MEMDIR-FM-008", "MEMDIR-FM-010", "MEMDIR-FM-012",
-            "MEMDIR-FM-015", kind="differential", divergences=("memdir#1",))
+@suite_case(
+    "memdir/frontmatter/property-agrees-with-reference",
+    "MEMDIR-FM-005",
+    "MEMDIR-FM-007",
+    "MEMDIR-FM-008",
+    "MEMDIR-FM-010",
+    "MEMDIR-FM-012",
+    "MEMDIR-FM-015",
+    kind="differential",
+    divergences=("memdir#1",),
+)
 @settings(deadline=None)
 @given(content=frontmatter_documents())
-def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
-                                                 content: str) -> None:
+def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter, content: str) -> None:
     """On memory-file-shaped documents, the adapter gives exactly memref's answer."""
     args = {"content": content}
     expected = _reference("memdir.parse_frontmatter", args)
@@ -63,46 +69,78 @@ def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter,
     assert json_equal(expected, actual), (content, expected, actual)
 
 
-@suite_case("memdir/age/property-age-days-monotonic-and-clamped", "MEMDIR-AGE-001",
-            "MEMDIR-AGE-002", divergences=("memdir#2",))
+@suite_case(
+    "memdir/age/property-age-days-monotonic-and-clamped",
+    "MEMDIR-AGE-001",
+    "MEMDIR-AGE-002",
+    divergences=("memdir#2",),
+)
 @settings(deadline=None)
 @given(mtime=instants(), first=instants(), second=instants())
-def test_age_days_is_monotonic_and_clamps_the_future(memspec_adapter: Adapter, mtime: int,
-                                                     first: int, second: int) -> None:
+def test_age_days_is_monotonic_and_clamps_the_future(
+    memspec_adapter: Adapter, mtime: int, first: int, second: int
+) -> None:
     """age_days never decreases as now advances, and is 0 for every future mtime."""
     early, late = sorted((first, second))
-    ages = [_result(memspec_adapter, "memdir.age_days",
-                    {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)})
-            for now in (early, late)]
+    ages = [
+        _result(
+            memspec_adapter,
+            "memdir.age_days",
+            {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)},
+        )
+        for now in (early, late)
+    ]
     assert 0 <= ages[0] <= ages[1]
     if early <= mtime:
         assert ages[0] == 0
 
 
-@suite_case("memdir/age/property-age-days-floors-elapsed-days", "MEMDIR-AGE-001",
-            "MEMDIR-AGE-004", divergences=("memdir#2",))
+@suite_case(
+    "memdir/age/property-age-days-floors-elapsed-days",
+    "MEMDIR-AGE-001",
+    "MEMDIR-AGE-004",
+    divergences=("memdir#2",),
+)
 @settings(deadline=None)
-@given(mtime=instants(), elapsed=st.one_of(
-    st.integers(min_value=-3 * NS_PER_DAY, max_value=4000 * NS_PER_DAY),
-    st.builds(lambda days, offset: days * NS_PER_DAY + offset,
-              st.integers(min_value=-3, max_value=4000),
-              st.one_of(st.sampled_from([0, -1, 1, NS_PER_DAY // 2, -NS_PER_DAY // 2]),
-                        st.integers(min_value=-NS_PER_DAY + 1, max_value=NS_PER_DAY - 1)))))
-def test_age_days_floors_whole_elapsed_days(memspec_adapter: Adapter, mtime: int,
-                                            elapsed: int) -> None:
+@given(
+    mtime=instants(),
+    elapsed=st.one_of(
+        st.integers(min_value=-3 * NS_PER_DAY, max_value=4000 * NS_PER_DAY),
+        st.builds(
+            lambda days, offset: days * NS_PER_DAY + offset,
+            st.integers(min_value=-3, max_value=4000),
+            st.one_of(
+                st.sampled_from([0, -1, 1, NS_PER_DAY // 2, -NS_PER_DAY // 2]),
+                st.integers(min_value=-NS_PER_DAY + 1, max_value=NS_PER_DAY - 1),
+            ),
+        ),
+    ),
+)
+def test_age_days_floors_whole_elapsed_days(
+    memspec_adapter: Adapter, mtime: int, elapsed: int
+) -> None:
     """age_days is the number of whole 24-hour periods elapsed, exactly."""
     now = mtime + elapsed
-    age = _result(memspec_adapter, "memdir.age_days",
-                  {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)})
+    age = _result(
+        memspec_adapter,
+        "memdir.age_days",
+        {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)},
+    )
     assert age == max(0, elapsed // NS_PER_DAY)
 
 
-@suite_case("memdir/age/property-freshness-text-and-note-agree", "MEMDIR-AGE-008",
-            "MEMDIR-AGE-010", "MEMDIR-AGE-011", divergences=("memdir#2",))
+@suite_case(
+    "memdir/age/property-freshness-text-and-note-agree",
+    "MEMDIR-AGE-008",
+    "MEMDIR-AGE-010",
+    "MEMDIR-AGE-011",
+    divergences=("memdir#2",),
+)
 @settings(deadline=None)
 @given(mtime=instants(), elapsed=st.integers(min_value=-NS_PER_DAY, max_value=900 * NS_PER_DAY))
-def test_freshness_note_wraps_freshness_text(memspec_adapter: Adapter, mtime: int,
-                                             elapsed: int) -> None:
+def test_freshness_note_wraps_freshness_text(
+    memspec_adapter: Adapter, mtime: int, elapsed: int
+) -> None:
     """The note is empty exactly when the text is, and otherwise wraps it in the tags."""
     args = {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(mtime + elapsed)}
     text = _result(memspec_adapter, "memdir.freshness_text", args)
@@ -112,8 +150,13 @@ def test_freshness_note_wraps_freshness_text(memspec_adapter: Adapter, mtime: in
     assert note == ("" if text == "" else f"<system-reminder>{text}</system-reminder>\n")
 
 
-@suite_case("memdir/index/property-truncation-invariants", "MEMDIR-IDX-003",
-            "MEMDIR-IDX-004", "MEMDIR-IDX-005", "MEMDIR-IDX-009")
+@suite_case(
+    "memdir/index/property-truncation-invariants",
+    "MEMDIR-IDX-003",
+    "MEMDIR-IDX-004",
+    "MEMDIR-IDX-005",
+    "MEMDIR-IDX-009",
+)
 @settings(deadline=None)
 @given(raw=index_texts())
 def test_truncated_index_keeps_its_invariants(memspec_adapter: Adapter, raw: str) -> None:

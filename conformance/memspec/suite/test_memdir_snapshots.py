@@ -17,9 +17,20 @@ from memspec.suite._support import reply, result
 from memspec.suite.registry import suite_case
 
 NOW = parse_instant("2026-05-01T12:00:00Z")
-AGES_NS = [0, 23 * NS_PER_HOUR, NS_PER_DAY, 47 * NS_PER_HOUR, 2 * NS_PER_DAY, 3 * NS_PER_DAY,
-           7 * NS_PER_DAY, 30 * NS_PER_DAY, 60 * NS_PER_DAY, 365 * NS_PER_DAY,
-           1000 * NS_PER_DAY, -36 * NS_PER_HOUR]
+AGES_NS = [
+    0,
+    23 * NS_PER_HOUR,
+    NS_PER_DAY,
+    47 * NS_PER_HOUR,
+    2 * NS_PER_DAY,
+    3 * NS_PER_DAY,
+    7 * NS_PER_DAY,
+    30 * NS_PER_DAY,
+    60 * NS_PER_DAY,
+    365 * NS_PER_DAY,
+    1000 * NS_PER_DAY,
+    -36 * NS_PER_HOUR,
+]
 
 
 def _call(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
@@ -33,8 +44,15 @@ def _at(offset_ns: int) -> dict[str, str]:
     return {"mtime": format_rfc3339_nano(NOW - offset_ns), "now": format_rfc3339_nano(NOW)}
 
 
-@suite_case("memdir/age/snapshot-rendered-ages", "MEMDIR-AGE-005", "MEMDIR-AGE-006",
-            "MEMDIR-AGE-007", "MEMDIR-AGE-009", "MEMDIR-AGE-011", kind="snapshot")
+@suite_case(
+    "memdir/age/snapshot-rendered-ages",
+    "MEMDIR-AGE-005",
+    "MEMDIR-AGE-006",
+    "MEMDIR-AGE-007",
+    "MEMDIR-AGE-009",
+    "MEMDIR-AGE-011",
+    kind="snapshot",
+)
 def test_rendered_ages(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """age, freshness_text and freshness_note for a ladder of ages."""
     rendered = {
@@ -47,34 +65,56 @@ def test_rendered_ages(memspec_adapter: Adapter, memspec_snapshot: SnapshotAsser
     assert rendered == memspec_snapshot
 
 
-@suite_case("memdir/index/snapshot-truncation-warnings", "MEMDIR-IDX-007",
-            "MEMDIR-IDX-008", kind="snapshot")
-def test_rendered_index_warnings(memspec_adapter: Adapter,
-                                 memspec_snapshot: SnapshotAssertion) -> None:
+@suite_case(
+    "memdir/index/snapshot-truncation-warnings", "MEMDIR-IDX-007", "MEMDIR-IDX-008", kind="snapshot"
+)
+def test_rendered_index_warnings(
+    memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion
+) -> None:
     """The bare warning of each of the three truncation reasons."""
     inputs = {
         "lines": "x\n" * 201,
         "bytes": "y" * 25_001,
         "both": "\n".join(["z" * 199] * 300),
     }
-    rendered = {name: result(memspec_adapter, "memdir.truncate_index", {"raw": raw})["warning"]
-                for name, raw in inputs.items()}
+    rendered = {
+        name: result(memspec_adapter, "memdir.truncate_index", {"raw": raw})["warning"]
+        for name, raw in inputs.items()
+    }
     assert rendered == memspec_snapshot
 
 
-@suite_case("memdir/manifest/snapshot-manifest", "MEMDIR-MAN-001", "MEMDIR-MAN-003",
-            "MEMDIR-MAN-005", "MEMDIR-MAN-006", kind="snapshot")
+@suite_case(
+    "memdir/manifest/snapshot-manifest",
+    "MEMDIR-MAN-001",
+    "MEMDIR-MAN-003",
+    "MEMDIR-MAN-005",
+    "MEMDIR-MAN-006",
+    kind="snapshot",
+)
 def test_rendered_manifest(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """A manifest with every combination of type tag and description."""
     headers = [
-        {"filename": "a.md", "mtime": "2026-05-01T12:00:00Z", "description": "desc a",
-         "type": "user"},
-        {"filename": "b.md", "mtime": "2026-05-01T12:00:00.123456789Z", "description": "",
-         "type": ""},
-        {"filename": "sub/c.md", "mtime": "2026-05-01T20:00:00+08:00", "description": "c",
-         "type": ""},
-        {"filename": "d.md", "mtime": "2026-04-30T00:00:00Z", "description": "",
-         "type": "weird"},
+        {
+            "filename": "a.md",
+            "mtime": "2026-05-01T12:00:00Z",
+            "description": "desc a",
+            "type": "user",
+        },
+        {
+            "filename": "b.md",
+            "mtime": "2026-05-01T12:00:00.123456789Z",
+            "description": "",
+            "type": "",
+        },
+        {
+            "filename": "sub/c.md",
+            "mtime": "2026-05-01T20:00:00+08:00",
+            "description": "c",
+            "type": "",
+        },
+        {"filename": "d.md", "mtime": "2026-04-30T00:00:00Z", "description": "", "type": "weird"},
     ]
     assert _call(memspec_adapter, "memdir.format_manifest", {"headers": headers}) == (
-        memspec_snapshot)
+        memspec_snapshot
+    )

@@ -86,7 +86,6 @@ def durable(name: str, body: str = "body", type_: str = "project") -> Memory:
     return Memory(name, "d", type_, "", True, body)
 
 
-
 NOW = parse_rfc3339("2026-03-01T10:00:00Z")
 WS = "/memspec-absent/ws"
 
@@ -110,4 +109,3 @@ def seed_legacy(config: Path) -> None:
     )
     other = config / "projects" / project_hash("/memspec-absent/other")
     put(other / "memory" / "x.md", fact_bytes("x"))
-

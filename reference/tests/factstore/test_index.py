@@ -15,4 +15,3 @@ def test_index_budget_vectors() -> None:
     assert len(text) == 8221
     assert text.count(b"- global/") == 21 and text.count(b"- project/") == 41
     assert b"(166 more facts not shown;" in text
-

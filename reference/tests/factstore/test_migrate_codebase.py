@@ -213,4 +213,3 @@ def test_corrupt_session_then_fixed(tmp_path: Path) -> None:
     assert [m.name for m in list_facts(dirs)] == ["w"]
     record = load_record(str(Path(dirs.project_dir).parent / "memory-migration.json"))
     assert record is not None and record.complete
-

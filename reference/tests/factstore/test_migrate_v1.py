@@ -41,4 +41,3 @@ def test_sibling_v1_notes_are_wrapped(tmp_path: Path) -> None:
     assert [m.name for m in facts] == ["notas-legado-v1"]
     assert facts[0].body == "# sibling notes"
     assert (config / "projects" / project_hash(str(wt)) / "MEMORY.md").exists()
-

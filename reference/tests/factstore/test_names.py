@@ -18,8 +18,9 @@ def test_valid_names(name: str) -> None:
     assert valid_name(name)
 
 
-@pytest.mark.parametrize("name", ["", "A", "a_b", "a.b", "a/b", "-a", "a-", "a--b", "a\n",
-                                  "\na", "a b", "é"])
+@pytest.mark.parametrize(
+    "name", ["", "A", "a_b", "a.b", "a/b", "-a", "a-", "a--b", "a\n", "\na", "a b", "é"]
+)
 def test_invalid_names_including_a_trailing_newline(name: str) -> None:
     assert not valid_name(name)
 
@@ -42,12 +43,25 @@ def test_bare_ids_resolve_by_what_exists(tmp_path: Path) -> None:
     with pytest.raises(OpError) as caught:
         resolve(dirs, "x")
     assert caught.value.kind == "invalid-input"
-    assert caught.value.message == ('"x" exists in both scopes; qualify it as "project/x" or '
-                                    '"global/x"')
+    assert caught.value.message == (
+        '"x" exists in both scopes; qualify it as "project/x" or "global/x"'
+    )
 
 
-@pytest.mark.parametrize("fact_id", ["../x", "project/../x", "/etc/passwd", "global/a/b",
-                                     "project/", "/x", "project//x", "..", "global/.."])
+@pytest.mark.parametrize(
+    "fact_id",
+    [
+        "../x",
+        "project/../x",
+        "/etc/passwd",
+        "global/a/b",
+        "project/",
+        "/x",
+        "project//x",
+        "..",
+        "global/..",
+    ],
+)
 def test_no_id_escapes_the_store(fact_id: str, tmp_path: Path) -> None:
     with pytest.raises(OpError) as caught:
         resolve(store(tmp_path), fact_id)

@@ -64,4 +64,3 @@ def test_delete_missing_and_traversal(tmp_path: Path) -> None:
         delete(store(tmp_path), "project/gone")
     assert missing.value.message == 'memory "project/gone" not found'
     assert snapshot(tmp_path) == before
-

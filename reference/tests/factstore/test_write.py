@@ -71,4 +71,3 @@ def test_eight_processes_never_tear_a_fact(tmp_path: Path) -> None:
     for w in range(8):
         own = read(store(tmp_path), f"own-{w}")
         assert own is not None and own.body == "iteration 19"
-

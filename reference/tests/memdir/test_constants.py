@@ -30,5 +30,9 @@ def test_constants_are_the_spec_values() -> None:
 def test_each_call_returns_a_fresh_object() -> None:
     first = OPS["memdir.constants"]({})
     first["memory_types"].append("team")
-    assert OPS["memdir.constants"]({})["memory_types"] == ["user", "feedback", "project",
-                                                          "reference"]
+    assert OPS["memdir.constants"]({})["memory_types"] == [
+        "user",
+        "feedback",
+        "project",
+        "reference",
+    ]

@@ -21,6 +21,7 @@ def test_anything_else_leaves_it_on(value: str) -> None:
 
 
 def test_unset_is_on_and_the_process_environment_is_not_read(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv(VAR, "off")
     assert turn_memory_enabled({}) is True
