@@ -203,7 +203,12 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     )
 
     new_adapter = commands.add_parser("new-adapter", help="write a skeleton adapter")
-    new_adapter.add_argument("--lang", required=True, choices=("python", "node", "go", "rust"))
+    new_adapter.add_argument(
+        "--lang",
+        required=True,
+        choices=("python", "node", "go", "rust"),
+        help="the language of the skeleton: python, node, go or rust",
+    )
     new_adapter.add_argument("dir", help="a new or empty directory")
     new_adapter.add_argument(
         "--name", default="my-port", help="the implementation name the handshake gives"

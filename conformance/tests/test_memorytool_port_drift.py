@@ -8,6 +8,7 @@ case relies on first-occurrence behaviour without saying so.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 from collections.abc import Mapping
@@ -30,16 +31,22 @@ def replace_all(directory: str, tool_input: Mapping[str, Any]) -> ToolResult:
     path = target_file(directory, tool_input)
     if action not in ("replace", "remove") or not os.path.isfile(path):
         return execute(directory, tool_input)
-    with open(path, "rb") as handle:
-        current = handle.read()
-    needle = text.encode()
-    if needle not in current:
-        return execute(directory, tool_input)
-    new = tool_input.get("with") if action == "replace" else ""
-    replacement = new.encode() if isinstance(new, str) else b""
-    with open(path, "wb") as handle:
-        handle.write(current.replace(needle, replacement))
-    return ToolResult(_OK.format(action, os.path.basename(path)), False)
+    # The same lock memref takes, so that this port differs from it in one row only.
+    lock = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(path, "rb") as handle:
+            current = handle.read()
+        needle = text.encode()
+        if needle in current:
+            new = tool_input.get("with") if action == "replace" else ""
+            replacement = new.encode() if isinstance(new, str) else b""
+            with open(path, "wb") as handle:
+                handle.write(current.replace(needle, replacement))
+            return ToolResult(_OK.format(action, os.path.basename(path)), False)
+    finally:
+        os.close(lock)
+    return execute(directory, tool_input)
 
 
 class PythonReplaceAll:

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
 
 from memref.errors import OpError
 from memref.factstore import (
@@ -41,15 +42,15 @@ def test_list_survives_hostile_entries(tmp_path: Path) -> None:
     assert caught.value.kind == "io"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="mode bits do not bind root")
-def test_unreadable_fact_is_skipped_and_reported(tmp_path: Path) -> None:
-    path = tmp_path / "p" / "secret.md"
-    path.parent.mkdir()
-    path.write_bytes(serialize(durable("secret")).encode())
-    path.chmod(0)
-    assert list_facts(store(tmp_path)) == []
+def test_unreadable_fact_is_skipped_and_reported(nonroot_fs: FakeFilesystem) -> None:
+    base = Path("/store")
+    nonroot_fs.create_file(
+        base / "p" / "secret.md", contents=serialize(durable("secret")), st_mode=0o100000
+    )
+    nonroot_fs.create_file(base / "p" / "ok.md", contents=serialize(durable("ok")))
+    assert [m.name for m in list_facts(store(base))] == ["ok"]
     with pytest.raises(OpError) as caught:
-        read(store(tmp_path), "secret")
+        read(store(base), "secret")
     assert caught.value.kind == "permission-denied"
 
 

@@ -6,7 +6,7 @@ import multiprocessing
 import os
 from pathlib import Path
 
-import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
 
 from memref._faults import counting
 from memref.memorytool import ToolResult, execute
@@ -61,12 +61,11 @@ def test_fifo_is_reported_without_blocking(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="mode bits do not bind root")
-def test_unreadable_file_is_not_overwritten(tmp_path: Path) -> None:
-    memory = tmp_path / "MEMORY.md"
-    memory.write_bytes(b"- secret\n")
-    memory.chmod(0o200)
-    assert execute(str(tmp_path), ADD) == ToolResult(f"open {memory}: permission denied", True)
+def test_unreadable_file_is_not_overwritten(nonroot_fs: FakeFilesystem) -> None:
+    home = Path("/home/app")
+    memory = home / "MEMORY.md"
+    nonroot_fs.create_file(memory, contents=b"- secret\n", st_mode=0o100200)
+    assert execute(str(home), ADD) == ToolResult(f"open {memory}: permission denied", True)
     memory.chmod(0o600)
     assert memory.read_bytes() == b"- secret\n"
 
