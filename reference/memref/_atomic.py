@@ -8,7 +8,7 @@ import secrets
 
 from memref._faults import mutation
 
-__all__ = ["write_atomic"]
+__all__ = ["write_all_and_sync", "write_atomic"]
 
 
 def write_atomic(path: str, data: bytes, *, mode: int = 0o644, mtime_ns: int | None = None) -> None:
@@ -25,13 +25,7 @@ def write_atomic(path: str, data: bytes, *, mode: int = 0o644, mtime_ns: int | N
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                mutation("write")
-                written = os.write(fd, view)
-                view = view[written:]
-            mutation("fsync")
-            os.fsync(fd)
+            write_all_and_sync(fd, data)
         finally:
             os.close(fd)
         if mtime_ns is not None:
@@ -44,6 +38,17 @@ def write_atomic(path: str, data: bytes, *, mode: int = 0o644, mtime_ns: int | N
             os.unlink(temporary)
         raise
     _sync_directory(directory or ".")
+
+
+def write_all_and_sync(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``, then flush it to disk, announcing each
+    mutation (memref._faults)."""
+    view = memoryview(data)
+    while view:
+        mutation("write")
+        view = view[os.write(fd, view) :]
+    mutation("fsync")
+    os.fsync(fd)
 
 
 def _sync_directory(directory: str) -> None:

@@ -10,6 +10,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 
+from memref._atomic import write_all_and_sync
 from memref._faults import mutation
 from memref._gostr import errno_text
 from memref.errors import OpError
@@ -180,14 +181,9 @@ def write_file_atomic(path: str, data: bytes, *, sync_dir: bool = True) -> None:
         raise SaveError("writing", path_error("open", temporary, exc), exc) from exc
     try:
         try:
-            view = memoryview(data)
-            while view:
-                mutation("write")
-                view = view[os.write(fd, view) :]
             mutation("chmod")
             os.fchmod(fd, 0o600)
-            mutation("fsync")
-            os.fsync(fd)
+            write_all_and_sync(fd, data)
         finally:
             os.close(fd)
     except OSError as exc:

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
-from memref.memdir import _gopath
+from memref import _gopath
 from memref.memdir._paths import memory_dir
 
 __all__ = ["WriteCheck", "check_write_path", "is_in_memory_dir"]

@@ -11,11 +11,11 @@ import errno
 import os
 from dataclasses import dataclass
 
+from memref import _gopath
 from memref._atomic import write_atomic
 from memref._gostr import decode, trim_space
 from memref._time import NS_PER_HOUR
 from memref.errors import OpError
-from memref.memdir import _gopath
 from memref.memdir._constants import (
     DREAM_DEFAULT_MIN_HOURS,
     DREAM_DEFAULT_MIN_SESSIONS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memref.memdir import _gopath
+from memref import _gopath
 from memref.memdir._constants import PROJECT_MEMORY_FILE
 from memref.memdir._index import read_index_file, read_mem_file
 from memref.memdir._paths import memory_dir, memory_index_path, mkdir_all

@@ -6,8 +6,8 @@ import errno
 import os
 import stat
 
+from memref import _gopath
 from memref.errors import OpError
-from memref.memdir import _gopath
 from memref.memdir._constants import MEMORY_DIR_NAME, MEMORY_INDEX_FILE
 from memref.memdir._fileio import PathError, os_errno
 

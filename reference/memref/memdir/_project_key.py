@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from memref.memdir import _gopath
+from memref import _gopath
 
 __all__ = ["project_key"]
 

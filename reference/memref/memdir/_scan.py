@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from stat import S_ISREG
 
+from memref import _gopath
 from memref._gostr import decode
-from memref.memdir import _gopath
 from memref.memdir._constants import (
     FRONTMATTER_MAX_LINES,
     FRONTMATTER_SCAN_BYTES,

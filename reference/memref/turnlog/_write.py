@@ -13,6 +13,8 @@ import os
 import secrets
 from dataclasses import dataclass
 
+from memref import _gopath
+from memref._atomic import write_all_and_sync
 from memref._faults import mutation
 from memref._gostr import encode, errno_text, trim_space
 from memref._time import format_rfc3339, parse_rfc3339
@@ -55,26 +57,9 @@ class Meta:
 
 def memory_dir(project_dir: str) -> str:
     """``filepath.Join(projectDir, ".ogcode", "memory")``: joined, then cleaned lexically."""
-    return _clean(
+    return _gopath.clean(
         f"{project_dir}/{STATE_DIR}/{SUB_DIR}" if project_dir else f"{STATE_DIR}/{SUB_DIR}"
     )
-
-
-def _clean(path: str) -> str:
-    rooted = path.startswith("/")
-    parts: list[str] = []
-    for seg in path.split("/"):
-        if seg in ("", "."):
-            continue
-        if seg == "..":
-            if parts and parts[-1] != "..":
-                parts.pop()
-            elif not rooted:
-                parts.append("..")
-            continue
-        parts.append(seg)
-    out = "/".join(parts)
-    return "/" + out if rooted else (out or ".")
 
 
 def yaml_string(value: str) -> str:
@@ -148,13 +133,7 @@ def _claim(directory: str, base: str, data: bytes) -> str:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                mutation("write")
-                written = os.write(fd, view)
-                view = view[written:]
-            mutation("fsync")
-            os.fsync(fd)
+            write_all_and_sync(fd, data)
         finally:
             os.close(fd)
         for name in candidates(base):
@@ -165,7 +144,7 @@ def _claim(directory: str, base: str, data: bytes) -> str:
             except FileExistsError:
                 continue
             _sync_directory(directory)
-            return _clean(final)
+            return _gopath.clean(final)
         raise OpError(
             "exists",
             f"memfile: write summary: no free name for {base} in {directory}: it and its "

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdir_support import T0, Writer
 
+from memref import _gopath
 from memref._gostr import decode
-from memref.memdir import _gopath, scan_memory_files, truncate_index
+from memref.memdir import scan_memory_files, truncate_index
 from memref.memdir._fileio import read_at_most, read_capped
 from memref.memdir._frontmatter import (
     frontmatter_of_lines,

@@ -65,28 +65,6 @@ def test_every_op_is_registered() -> None:
     )
 
 
-def test_constants() -> None:
-    assert result("memdir.constants") == {
-        "project_memory_file": "EVVA.md",
-        "max_file_bytes": 65536,
-        "memory_dir_name": "memory",
-        "memory_index_file": "MEMORY.md",
-        "max_index_lines": 200,
-        "max_index_bytes": 25000,
-        "max_memory_files": 200,
-        "frontmatter_max_lines": 30,
-        "frontmatter_scan_bytes": 4096,
-        "memory_types": ["user", "feedback", "project", "reference"],
-        "recall_max_selected": 5,
-        "recall_max_tokens": 256,
-        "dream_lock_file": ".consolidate-lock",
-        "dream_stale_after_s": 3600,
-        "dream_scan_throttle_s": 600,
-        "dream_default_min_hours": 24,
-        "dream_default_min_sessions": 5,
-    }
-
-
 def test_parse_frontmatter_with_base64_text() -> None:
     assert result("memdir.parse_frontmatter", content=b64(b"---\nk\xff: v\xfe\n---\nb\xfd")) == {
         "frontmatter": {"k\ufffd": b64(b"v\xfe")},

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memref.memdir import _gopath, project_key
+from memref import _gopath
+from memref.memdir import project_key
 
 
 @pytest.mark.parametrize(
