@@ -303,7 +303,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     ):
         value = getattr(args, option)
         if value:
-            pytest_args += [f"--memspec-{option.replace('_', '-')}", str(Path(value).resolve())]
+            pytest_args += [f"--memspec-{option.replace('_', '-')}", os.path.abspath(value)]
     if args.timeout is not None:
         pytest_args += ["--memspec-timeout", repr(args.timeout)]
     if args.max_reply_bytes is not None:
@@ -348,7 +348,7 @@ def _adapter_is_broken(args: argparse.Namespace) -> bool:
         problem,
         implementation,
         args.adapter,
-        *(str(Path(p).resolve()) if p else None for p in (args.report, args.junit, args.summary)),
+        *(os.path.abspath(p) if p else None for p in (args.report, args.junit, args.summary)),
     )
     return True
 

@@ -141,8 +141,15 @@ class Report:
         yield json.dumps(self.footer(), ensure_ascii=True)
 
     def write(self, path: Path) -> None:
+        """Write the report; a regular file is replaced atomically, anything else (a pipe,
+        /dev/stdout) is written in place."""
+        text = "".join(line + "\n" for line in self.lines())
+        if path.exists() and not path.is_file():
+            with open(path, "w", encoding="ascii") as handle:
+                handle.write(text)
+            return
         temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text("".join(line + "\n" for line in self.lines()), encoding="ascii")
+        temporary.write_text(text, encoding="ascii")
         os.replace(temporary, path)
 
 

@@ -530,3 +530,11 @@ def test_any_text_an_adapter_sends_ends_up_escaped_in_every_report(
         message = {r["id"]: r for r in demo_records(report)}["demo/echo/bang-one"]["message"]
         assert "\\udcff" in message and "\\u0000" in message and "\\u001b" in message
         assert "\x00" not in junit.read_text(encoding="utf-8")
+
+
+def test_a_report_can_go_to_standard_output(memspec_cli: Runner) -> None:
+    result = memspec_cli("run", "--case", "memdir/type/empty", "--report", "/dev/stdout")
+    assert result.returncode == 0
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert [line["type"] for line in lines] == ["header", "case", "footer"]
+    assert Path("/dev/stdout").is_symlink()
