@@ -254,6 +254,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         cases = load_cases(profiles=profiles) if profiles != [] else []
     except MemspecError as exc:
         raise pytest.UsageError(str(exc)) from exc
+    # Exact selections are applied here too, so that a run of one case does not build an
+    # item for every other (the final selection is pytest_collection_modifyitems').
+    if state.case_ids:
+        cases = [
+            c for c in cases if c.id in state.case_ids or f"{c.id}/crash-points" in state.case_ids
+        ]
+    if state.ops:
+        cases = [c for c in cases if state.ops & {step.op for step in c.steps}]
     if "memspec_case" in wanted:
         metafunc.parametrize(
             "memspec_case",

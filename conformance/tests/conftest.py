@@ -11,6 +11,10 @@ import pytest
 
 from memspec.report import read_report
 
+# These tests start memspec in a subprocess about a hundred times; letting pytest cache
+# its rewritten suite modules saves about a second a run.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 FAKE = HERE / "fake_adapter.py"
