@@ -340,13 +340,13 @@ def _adapter_is_broken(args: argparse.Namespace) -> bool:
 
     owner = parse_tree_owner(args.tree_owner) if args.tree_owner else None
     adapter = Adapter(args.adapter, args.timeout or DEFAULT_TIMEOUT_S, owner, args.max_reply_bytes)
-    problem, implementation = adapter_problem(adapter)
+    problem, handshake = adapter_problem(adapter)
     if not problem:
         return False
     print(f"memspec: adapter broken: {problem}", file=sys.stderr)
     write_broken_reports(
         problem,
-        implementation,
+        handshake,
         args.adapter,
         *(os.path.abspath(p) if p else None for p in (args.report, args.junit, args.summary)),
     )

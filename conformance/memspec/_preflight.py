@@ -1,65 +1,56 @@
 """Before a run: can the adapter be started, and does it claim anything this suite knows?
 
 A broken adapter stops ``memspec run`` before pytest starts, with one line on stderr and
-reports that say why.
+reports that say why; the plugin and ``smoke`` apply the same checks.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
 from memspec._profiles import known_profiles
-from memspec.adapters import Adapter
+from memspec.adapters import Adapter, Handshake
 from memspec.exceptions import AdapterBroken
-from memspec.report import Report, render_junit, render_markdown, run_info
+from memspec.report import UNKNOWN_IMPLEMENTATION, Report, run_info, write_reports
 
-__all__ = ["adapter_problem", "write_broken_reports"]
+__all__ = ["adapter_problem", "unknown_claims", "write_broken_reports"]
 
 
-def adapter_problem(adapter: Adapter) -> tuple[str, Mapping[str, Any]]:
-    """Why the adapter cannot be used (empty when it can), and what it said of itself."""
+def unknown_claims(profiles: Sequence[str]) -> str:
+    """Why claiming ``profiles`` makes an adapter unusable here; empty when it does not."""
+    known = known_profiles()
+    if set(profiles) & set(known):
+        return ""
+    return (
+        f"the adapter claims no profile this suite knows: it claimed {list(profiles)}; "
+        f"the suite knows {list(known)}"
+    )
+
+
+def adapter_problem(adapter: Adapter) -> tuple[str, Handshake | None]:
+    """Why the adapter cannot be used (empty when it can), and its handshake when it
+    completed one. The adapter is closed either way."""
     try:
         handshake = adapter.handshake
     except AdapterBroken as exc:
-        return str(exc), {}
+        return str(exc), None
     finally:
         adapter.close()
-    known = known_profiles()
-    if not set(handshake.profiles) & set(known):
-        return (
-            f"the adapter claims no profile this suite knows: it claimed "
-            f"{list(handshake.profiles)}; the suite knows {list(known)}",
-            handshake.implementation,
-        )
-    return "", handshake.implementation
+    return unknown_claims(handshake.profiles), handshake
 
 
 def write_broken_reports(
     reason: str,
-    implementation: Mapping[str, Any],
+    handshake: Handshake | None,
     adapter_spec: str,
     report: str | None,
     junit: str | None,
     summary: str | None,
 ) -> None:
-    info = {
-        **run_info(),
-        "adapter": adapter_spec,
-        "euid": os.geteuid() if hasattr(os, "geteuid") else None,
-    }
-    broken = Report(
-        implementation=implementation or {"name": "unknown", "version": "", "language": ""},
-        info=info,
-        broken=reason,
+    implementation = handshake.implementation if handshake is not None else UNKNOWN_IMPLEMENTATION
+    write_reports(
+        Report(implementation=implementation, info=run_info(adapter_spec), broken=reason),
+        report,
+        junit,
+        summary,
     )
-    if report:
-        broken.write(Path(report))
-    if junit:
-        Path(junit).write_text(render_junit(broken), encoding="utf-8", errors="backslashreplace")
-    if summary:
-        Path(summary).write_text(
-            render_markdown(broken), encoding="utf-8", errors="backslashreplace"
-        )

@@ -11,6 +11,7 @@ from memspec._data import fixtures_dir, spec_dir
 from memspec._profiles import profile_of_op, profile_of_requirement
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.requirements import load_requirements
+from memspec.suite.registry import RegisteredCase, registered_cases
 
 __all__ = ["lint", "spec_ops"]
 
@@ -119,26 +120,28 @@ def lint(
                 problems.append(f"{where}: op {step.op!r} is not of profile {case.profile!r}")
             elif step.op not in ops:
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
-    problems.extend(_divergence_problems(spec_root, seen, diverging, profiles))
-    problems.extend(_registered_problems(spec_root, known))
+    page = spec_root / DIVERGENCES_PAGE
+    named = set(_CASE_ID.findall(page.read_text(encoding="utf-8"))) if page.is_file() else None
+    registered = registered_cases()
+    problems.extend(_divergence_problems(named, seen, diverging, registered))
+    problems.extend(_registered_problems(named or set(), known, registered))
     return problems
 
 
-def _registered_problems(spec_root: Path, known: set[str]) -> list[str]:
-    """Suite tests: known requirements, and each divergence they reach names them."""
-    from memspec.suite.registry import registered_cases
-
-    page = spec_root / DIVERGENCES_PAGE
-    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+def _registered_problems(
+    named: set[str], known: set[str], registered: list[RegisteredCase]
+) -> list[str]:
+    """Suite tests: known requirements, and the divergences page names each that
+    reaches a divergence."""
     problems = []
     specified = {profile_of_requirement(requirement_id) for requirement_id in known}
-    for entry in registered_cases():
+    for entry in registered:
         if entry.profile not in specified:
             continue
         for requirement_id in entry.requirements:
             if requirement_id not in known:
                 problems.append(f"suite {entry.id}: unknown requirement id {requirement_id}")
-        if entry.divergences and entry.id not in text:
+        if entry.divergences and entry.id not in named:
             problems.append(
                 f"suite {entry.id}: reaches {', '.join(entry.divergences)} but "
                 f"spec/{DIVERGENCES_PAGE} does not name it"
@@ -147,28 +150,27 @@ def _registered_problems(spec_root: Path, known: set[str]) -> list[str]:
 
 
 def _divergence_problems(
-    spec_root: Path, cases: dict[str, Path], diverging: set[str], profiles: list[str] | None = None
+    named: set[str] | None,
+    cases: dict[str, Path],
+    diverging: set[str],
+    registered: list[RegisteredCase],
 ) -> list[str]:
     """Every case id named on the divergences page exists, and every case with a
-    ``divergence`` field is named there."""
-    page = spec_root / DIVERGENCES_PAGE
-    if not page.is_file():
+    ``divergence`` field is named there. ``named`` is None when the page is missing."""
+    if named is None:
         return [f"spec: {DIVERGENCES_PAGE} is missing"] if diverging else []
     of_cases = {case_id.split("/", 1)[0] for case_id in cases}
-    named = {
-        match
-        for match in _CASE_ID.findall(page.read_text(encoding="utf-8"))
-        if match.split("/", 1)[0] in of_cases and not match.endswith("/crash-points")
-    }
-    from memspec.suite.registry import registered_cases
-
-    named -= {entry.id for entry in registered_cases()}
+    fixture_ids = {
+        case_id
+        for case_id in named
+        if case_id.split("/", 1)[0] in of_cases and not case_id.endswith("/crash-points")
+    } - {entry.id for entry in registered}
     problems = [
         f"spec/{DIVERGENCES_PAGE}: names {case_id!r}, which is no case"
-        for case_id in sorted(named - set(cases))
+        for case_id in sorted(fixture_ids - set(cases))
     ]
     problems += [
         f"{case_id}: has a divergence field but spec/{DIVERGENCES_PAGE} does not name it"
-        for case_id in sorted(diverging - named)
+        for case_id in sorted(diverging - fixture_ids)
     ]
     return problems

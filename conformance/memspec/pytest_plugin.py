@@ -12,15 +12,16 @@ import contextlib
 import os
 import signal
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from memspec._data import fixtures_dir
-from memspec._profiles import PROTOCOL, known_profiles, selectable_profiles
+from memspec._preflight import adapter_problem
+from memspec._profiles import PROTOCOL, selectable_profiles
 from memspec._shard import Shard, parse_shard
 from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter, parse_tree_owner
 from memspec.cases import Case, load_cases
@@ -35,12 +36,13 @@ from memspec.exceptions import (
 )
 from memspec.expectations import load_expectations, write_expectations
 from memspec.report import (
+    UNKNOWN_IMPLEMENTATION,
     CaseRecord,
     Report,
-    render_junit,
     render_markdown,
     render_run_end,
     run_info,
+    write_reports,
 )
 from memspec.runner import crash_point_steps, not_claimed_reason, run_case, run_crash_points
 
@@ -93,6 +95,7 @@ _REPEATABLE = {"profile", "case", "op"}
 _SUITE_DIR = Path(__file__).resolve().parent / "suite"
 
 _STATE = pytest.StashKey["_State"]()
+T = TypeVar("T")
 
 
 def _option(config: pytest.Config, name: str) -> Any:
@@ -156,7 +159,6 @@ class _State:
         self.export_failures = _option(config, "export_failures")
         self.records: dict[str, CaseRecord] = {}
         self.implementation: dict[str, Any] | None = None
-        self.claimed: tuple[str, ...] = ()
         self.broken: str = ""
         self.interrupted: str = ""
         self.problems: list[str] = []
@@ -545,11 +547,38 @@ def _export_failure(directory: Path, case_id: str, entry: Any, last: Any) -> Pat
     return target
 
 
-def _fail(request: pytest.FixtureRequest, exc: MemspecError) -> None:
+def _fail(request: pytest.FixtureRequest, exc: MemspecError) -> NoReturn:
     if isinstance(exc, CaseFault):
         request.node.user_properties.append(("memspec_fault", True))
     request.node.user_properties.append(("memspec_message", str(exc)))
     pytest.fail(str(exc), pytrace=False)
+
+
+def _judged(
+    request: pytest.FixtureRequest,
+    adapter: Adapter,
+    case: Case,
+    work: Callable[[], T],
+    *,
+    needs: str = "",
+) -> T:
+    """Run ``work`` for ``case``: skipped when not claimed or the host cannot build it, a
+    failed test for a wrong answer, an error for a fault."""
+    reason = not_claimed_reason(case, adapter)
+    if reason is None and needs and needs not in adapter.handshake.capabilities:
+        reason = f"not claimed: capability {needs}"
+    if reason:
+        pytest.skip(reason)
+    failure: MemspecError
+    try:
+        return work()
+    except HostLimitation as exc:
+        pytest.skip(str(exc))
+    except (CaseFault, CaseFailure) as exc:
+        failure = exc
+    except AdapterBroken as exc:
+        failure = CaseFault(f"adapter broken: {exc}")
+    _fail(request, failure)
 
 
 @pytest.fixture
@@ -557,20 +586,7 @@ def memspec_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any
     """Run a case through the adapter; a wrong answer fails, a fault errors."""
 
     def run(case: Case) -> None:
-        reason = not_claimed_reason(case, memspec_adapter)
-        if reason:
-            pytest.skip(reason)
-        failure: MemspecError | None = None
-        try:
-            run_case(case, memspec_adapter)
-        except HostLimitation as exc:
-            pytest.skip(str(exc))
-        except (CaseFault, CaseFailure) as exc:
-            failure = exc
-        except AdapterBroken as exc:
-            failure = CaseFault(f"adapter broken: {exc}")
-        if failure is not None:
-            _fail(request, failure)
+        _judged(request, memspec_adapter, case, lambda: run_case(case, memspec_adapter))
 
     return run
 
@@ -580,24 +596,14 @@ def memspec_crash_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) 
     """Enumerate the crash points of one step of a case."""
 
     def run(case: Case, index: int) -> None:
-        reason = not_claimed_reason(case, memspec_adapter)
-        if reason is None and "fault-injection" not in memspec_adapter.handshake.capabilities:
-            reason = "not claimed: capability fault-injection"
-        if reason:
-            pytest.skip(reason)
-        failure: MemspecError | None = None
-        try:
-            points = run_crash_points(case, memspec_adapter, index)
-        except HostLimitation as exc:
-            pytest.skip(str(exc))
-        except (CaseFault, CaseFailure) as exc:
-            failure = exc
-        except AdapterBroken as exc:
-            failure = CaseFault(f"adapter broken: {exc}")
-        else:
-            request.node.user_properties.append(("memspec_note", f"{points} crash points"))
-        if failure is not None:
-            _fail(request, failure)
+        points = _judged(
+            request,
+            memspec_adapter,
+            case,
+            lambda: run_crash_points(case, memspec_adapter, index),
+            needs="fault-injection",
+        )
+        request.node.user_properties.append(("memspec_note", f"{points} crash points"))
 
     return run
 
@@ -614,29 +620,17 @@ class _Reporting:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         state = self.state
         self._catch_sigterm()
-        adapter = state.adapter()
-        try:
-            handshake = adapter.handshake
-        except AdapterBroken as exc:
-            state.broken = str(exc)
-            self._write(_build_report(state))
-            adapter.close()
-            pytest.exit(f"adapter broken: {exc}", returncode=3)
-        state.implementation = dict(handshake.implementation)
-        state.claimed = handshake.profiles
-        adapter.close()
-        known = known_profiles()
-        if not set(handshake.profiles) & set(known):
-            state.broken = (
-                f"the adapter claims no profile this suite knows: it claimed "
-                f"{list(handshake.profiles)}; the suite knows {list(known)}"
-            )
+        state.broken, handshake = adapter_problem(state.adapter())
+        if handshake is not None:
+            state.implementation = dict(handshake.implementation)
+        if state.broken:
             self._write(_build_report(state))
             pytest.exit(f"adapter broken: {state.broken}", returncode=3)
+        assert handshake is not None
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         self.reporter = reporter
         if reporter is not None:
-            implementation = state.implementation
+            implementation = handshake.implementation
             reporter.write_line(
                 f"memspec: adapter {state.adapter_spec}: {implementation.get('name')} "
                 f"{implementation.get('version')} ({implementation.get('language')}), "
@@ -723,12 +717,7 @@ class _Reporting:
 
     def _write(self, report: Report) -> None:
         state = self.state
-        if state.report_path:
-            report.write(Path(state.report_path))
-        if state.junit_path:
-            _write_text(Path(state.junit_path), render_junit(report))
-        if state.summary_path:
-            _write_text(Path(state.summary_path), render_markdown(report))
+        write_reports(report, state.report_path, state.junit_path, state.summary_path)
         summary_env = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary_env and report.records:
             with open(summary_env, "a", encoding="utf-8", errors="backslashreplace") as handle:
@@ -768,10 +757,6 @@ def check_writable(path: Path) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
     if not existed:
         path.unlink()
-
-
-def _write_text(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8", errors="backslashreplace")
 
 
 def _message(report: pytest.TestReport) -> str:
@@ -830,15 +815,11 @@ def _write_expectations(state: _State) -> None:
 
 
 def _build_report(state: _State) -> Report:
-    info: dict[str, Any] = {
-        **run_info(),
-        "adapter": state.adapter_spec,
-        "euid": os.geteuid() if hasattr(os, "geteuid") else None,
-    }
+    info = run_info(state.adapter_spec)
     if state.shard is not None:
         info["shard"] = str(state.shard)
     return Report(
-        implementation=state.implementation or {"name": "unknown", "version": "", "language": ""},
+        implementation=state.implementation or UNKNOWN_IMPLEMENTATION,
         info=info,
         records=sorted(state.records.values(), key=lambda r: r.id),
         problems=list(state.problems),

@@ -24,6 +24,7 @@ import memspec
 __all__ = [
     "FAILING",
     "OUTCOMES",
+    "UNKNOWN_IMPLEMENTATION",
     "CaseRecord",
     "Report",
     "read_report",
@@ -35,6 +36,7 @@ __all__ = [
     "skip_groups",
     "tmp_case_sensitive",
     "todo_groups",
+    "write_reports",
 ]
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -79,13 +81,19 @@ class CaseRecord:
         )
 
 
-def run_info() -> dict[str, Any]:
+UNKNOWN_IMPLEMENTATION: Mapping[str, str] = {"name": "unknown", "version": "", "language": ""}
+
+
+def run_info(adapter_spec: str) -> dict[str, Any]:
+    """Host facts for the report header."""
     return {
         "python": platform.python_version(),
         "platform": sys.platform,
         "machine": platform.machine(),
         "argv": sys.argv[1:],
         "tmp_case_sensitive": tmp_case_sensitive(),
+        "adapter": adapter_spec,
+        "euid": os.geteuid() if hasattr(os, "geteuid") else None,
     }
 
 
@@ -153,6 +161,22 @@ class Report:
         os.replace(temporary, path)
 
 
+def write_reports(
+    report: Report, report_path: str | None, junit_path: str | None, summary_path: str | None
+) -> None:
+    """Each format asked for, rendered from the same records."""
+    if report_path:
+        report.write(Path(report_path))
+    if junit_path:
+        Path(junit_path).write_text(
+            render_junit(report), encoding="utf-8", errors="backslashreplace"
+        )
+    if summary_path:
+        Path(summary_path).write_text(
+            render_markdown(report), encoding="utf-8", errors="backslashreplace"
+        )
+
+
 def read_report(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
@@ -180,34 +204,34 @@ def todo_groups(
 ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """What is left to do: failing cases counted by (what went wrong, op), then by
     requirement, most first."""
-    by_op: Counter[str] = Counter()
+    by_op: Counter[tuple[str, str]] = Counter()
     by_requirement: Counter[str] = Counter()
     for record in records:
         if record.outcome not in FAILING:
             continue
-        first = record.message.split("\n", 1)[0]
-        if "'unknown-op'" in first:
-            what = "unknown-op"
-        elif record.outcome == "error":
-            what = "fault"
-        elif record.outcome == "xpassed":
-            what = "passes, but is listed as expected to fail"
-        else:
-            what = "wrong"
-        op = (
-            record.ops[0]
-            if record.ops
-            else _op_in_message(record.message) or f"{record.kind} {record.id}"
-        )
-        by_op[f"{what}: {op}"] += 1
+        op = record.ops[0] if record.ops else _op_in_message(record.message)
+        by_op[_trouble(record), op or f"{record.kind} {record.id}"] += 1
         for requirement in record.requirements:
             by_requirement[requirement] += 1
     # Wrong answers first: an op that is missing is one item of work, a wrong one a bug.
     ordered = sorted(
-        by_op.items(),
-        key=lambda item: (_TODO_ORDER.index(item[0].split(": ")[0]), -item[1], item[0]),
+        by_op.items(), key=lambda item: (_TROUBLES.index(item[0][0]), -item[1], item[0][1])
     )
-    return ordered, by_requirement.most_common()
+    return [(f"{what}: {op}", count) for (what, op), count in ordered], by_requirement.most_common()
+
+
+_TROUBLES = ("wrong", "fault", "passes, but is listed as expected to fail", "unknown-op")
+
+
+def _trouble(record: CaseRecord) -> str:
+    """What went wrong with a failing case, one of ``_TROUBLES``."""
+    if "'unknown-op'" in record.message.split("\n", 1)[0]:
+        return "unknown-op"
+    if record.outcome == "error":
+        return "fault"
+    if record.outcome == "xpassed":
+        return "passes, but is listed as expected to fail"
+    return "wrong"
 
 
 def _op_in_message(message: str) -> str:
@@ -217,12 +241,8 @@ def _op_in_message(message: str) -> str:
     return ""
 
 
-_TODO_ORDER = ("wrong", "fault", "passes, but is listed as expected to fail", "unknown-op")
-
-
 def _listing_order(record: CaseRecord) -> tuple[int, str]:
-    missing = "'unknown-op'" in record.message.split("\n", 1)[0]
-    return (1 if missing else 0, record.id)
+    return _TROUBLES.index(_trouble(record)), record.id
 
 
 def skip_groups(records: Sequence[CaseRecord]) -> list[tuple[str, int]]:

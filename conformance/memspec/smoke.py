@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memspec import PROTOCOL_VERSION
-from memspec._profiles import known_profiles
+from memspec._preflight import unknown_claims
 from memspec.adapters import DEFAULT_TIMEOUT_S, Adapter
 from memspec.exceptions import AdapterBroken, AdapterFault
 
@@ -47,15 +47,8 @@ def smoke(spec: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> SmokeResult:
             f"({implementation['language']}), protocol {handshake.protocol_version} "
             f"(suite speaks {PROTOCOL_VERSION}), profiles {list(handshake.profiles)}",
         )
-        known = known_profiles()
-        result.add(
-            "claims a profile the suite knows",
-            bool(set(handshake.profiles) & set(known)),
-            ""
-            if set(handshake.profiles) & set(known)
-            else f"the adapter claims no profile this suite knows: it claimed "
-            f"{list(handshake.profiles)}; the suite knows {list(known)}",
-        )
+        unknown = unknown_claims(handshake.profiles)
+        result.add("claims a profile the suite knows", not unknown, unknown)
         try:
             reply = adapter.call("nosuchprofile.nosuchop", {})
             result.add(

@@ -5,14 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 
-def _start(request_id: Any, name: str, profiles: list[str] | None = None) -> dict[str, Any]:
+def start_reply(
+    request_id: Any,
+    name: str,
+    profiles: list[str] | None = None,
+    capabilities: tuple[str, ...] = (),
+    *,
+    version: str = "0",
+    protocol: str = "1.0.0",
+) -> dict[str, Any]:
+    """The answer to ``start`` of a fake implementation."""
     return {
         "id": request_id,
         "result": {
-            "implementation": {"name": name, "version": "0", "language": "python"},
-            "protocol_version": "1.0.0",
+            "implementation": {"name": name, "version": version, "language": "python"},
+            "protocol_version": protocol,
             "profiles": profiles or ["demo"],
-            "capabilities": [],
+            "capabilities": list(capabilities),
         },
     }
 
@@ -25,7 +34,7 @@ class Echo:
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op, request_id = message["op"], message["id"]
         if op == "start":
-            return _start(request_id, self.name)
+            return start_reply(request_id, self.name)
         if op == "stop":
             return {"id": request_id, "result": None}
         if op == "demo.constants":
@@ -66,7 +75,7 @@ class ClaimsNothing(Echo):
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         if message["op"] == "start":
-            reply = _start(message["id"], "claims-nothing")
+            reply = start_reply(message["id"], "claims-nothing")
             reply["result"]["profiles"] = []
             return reply
         return super().handle(message)

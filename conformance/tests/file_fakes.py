@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from fakes import start_reply
+
 
 class FileOps:
     """Correct: atomic ``demo.put``, locked ``demo.append``, ``demo.listdir``; counts its
@@ -29,15 +31,14 @@ class FileOps:
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op, request_id, args = message["op"], message["id"], message.get("args", {})
         if op == "start":
-            return {
-                "id": request_id,
-                "result": {
-                    "implementation": {"name": self.name, "version": "0", "language": "python"},
-                    "protocol_version": "1.1.0",
-                    "profiles": ["demo"],
-                    "capabilities": list(self.capabilities),
-                },
-            }
+            return start_reply(
+                request_id,
+                self.name,
+                ["demo"],
+                self.capabilities,
+                version="0",
+                protocol="1.1.0",
+            )
         if op == "stop":
             return {"id": request_id, "result": None}
         fault = message.get("fault")

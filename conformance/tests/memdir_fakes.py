@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakes import start_reply
+
 from memspec._instants import parse_instant as _ns
 
 TYPES = ("user", "feedback", "project", "reference")
@@ -20,15 +22,14 @@ class ThreeOps:
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op, request_id, args = message["op"], message["id"], message.get("args", {})
         if op == "start":
-            return {
-                "id": request_id,
-                "result": {
-                    "implementation": {"name": self.name, "version": "0.0.1", "language": "python"},
-                    "protocol_version": "1.1.0",
-                    "profiles": ["memdir"],
-                    "capabilities": list(self.capabilities),
-                },
-            }
+            return start_reply(
+                request_id,
+                self.name,
+                ["memdir"],
+                self.capabilities,
+                version="0.0.1",
+                protocol="1.1.0",
+            )
         if op == "stop":
             return {"id": request_id, "result": None}
         handler = getattr(self, "op_" + op.removeprefix("memdir."), None)

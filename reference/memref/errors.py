@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["ERROR_KINDS", "OpError"]
+import errno
+
+__all__ = ["ERROR_KINDS", "OpError", "kind_for_errno"]
 
 # The closed set of error kinds of the protocol (spec/protocol.md, "Error kinds").
 ERROR_KINDS: frozenset[str] = frozenset(
@@ -34,3 +36,19 @@ class OpError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+
+_ERRNO_KINDS = {
+    errno.ENOENT: "not-found",
+    errno.ENOTDIR: "not-a-directory",
+    errno.EISDIR: "is-a-directory",
+    errno.EACCES: "permission-denied",
+    errno.EPERM: "permission-denied",
+    errno.EEXIST: "exists",
+    errno.ENOSPC: "no-space",
+}
+
+
+def kind_for_errno(code: int | None) -> str:
+    """The protocol error kind of an operating-system error number; ``io`` for the rest."""
+    return _ERRNO_KINDS.get(code, "io") if code is not None else "io"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from memref._atomic import write_all_and_sync
 from memref._faults import mutation
 from memref._gostr import errno_text
-from memref.errors import OpError
+from memref.errors import OpError, kind_for_errno
 
 __all__ = [
     "NotRegular",
@@ -30,24 +30,13 @@ __all__ = [
     "write_file_atomic",
 ]
 
-_KINDS = {
-    errno.ENOENT: "not-found",
-    errno.ENOTDIR: "not-a-directory",
-    errno.EISDIR: "is-a-directory",
-    errno.EACCES: "permission-denied",
-    errno.EPERM: "permission-denied",
-    errno.EEXIST: "exists",
-    errno.ENOSPC: "no-space",
-    errno.ENAMETOOLONG: "invalid-input",
-}
-
 
 class NotRegular(OSError):
     """A path that is neither a regular file nor a directory (a FIFO, a socket, a device)."""
 
 
 def kind_of(exc: OSError) -> str:
-    return _KINDS.get(exc.errno or 0, "io")
+    return "invalid-input" if exc.errno == errno.ENAMETOOLONG else kind_for_errno(exc.errno)
 
 
 def path_error(op: str, path: str, exc: OSError) -> str:

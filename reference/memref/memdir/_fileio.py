@@ -1,4 +1,4 @@
-"""Bounded reads, Go ``*PathError`` texts, and errno to protocol error kinds."""
+"""Bounded reads and Go ``*PathError`` texts."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import stat
 from dataclasses import dataclass
 
 from memref._gostr import errno_text
+from memref.errors import kind_for_errno
 
 __all__ = [
     "OPEN_READ_FLAGS",
     "NotRegularFile",
     "PathError",
-    "kind_for_errno",
     "open_for_read",
     "os_errno",
     "read_at_most",
@@ -47,21 +47,6 @@ class PathError:
 
 class NotRegularFile(Exception):
     """The path opened, but is neither a regular file nor a directory."""
-
-
-_KINDS = {
-    errno.ENOENT: "not-found",
-    errno.ENOTDIR: "not-a-directory",
-    errno.EISDIR: "is-a-directory",
-    errno.EACCES: "permission-denied",
-    errno.EPERM: "permission-denied",
-    errno.EEXIST: "exists",
-    errno.ENOSPC: "no-space",
-}
-
-
-def kind_for_errno(code: int | None) -> str:
-    return _KINDS.get(code, "io") if code is not None else "io"
 
 
 def os_errno(exc: BaseException) -> int:

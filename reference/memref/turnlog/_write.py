@@ -18,7 +18,7 @@ from memref._atomic import write_all_and_sync
 from memref._faults import mutation
 from memref._gostr import encode, errno_text, trim_space
 from memref._time import format_rfc3339, parse_rfc3339
-from memref.errors import OpError
+from memref.errors import OpError, kind_for_errno
 from memref.turnlog._constants import (
     EMPTY_BODY_ERROR,
     MAX_COLLISION_SUFFIX,
@@ -31,19 +31,9 @@ __all__ = ["ZERO_NS", "Meta", "build_content", "candidates", "memory_dir", "writ
 
 ZERO_NS = parse_rfc3339("0001-01-01T00:00:00Z")
 
-_KINDS = {
-    errno.ENOENT: "not-found",
-    errno.ENOTDIR: "not-a-directory",
-    errno.EISDIR: "is-a-directory",
-    errno.EACCES: "permission-denied",
-    errno.EPERM: "permission-denied",
-    errno.EEXIST: "exists",
-    errno.ENOSPC: "no-space",
-}
-
 
 def kind_for(exc: OSError) -> str:
-    return _KINDS.get(exc.errno, "io") if exc.errno is not None else "io"
+    return kind_for_errno(exc.errno)
 
 
 @dataclass(frozen=True)
