@@ -120,12 +120,17 @@ def lint(
                 problems.append(f"{where}: op {step.op!r} is not of profile {case.profile!r}")
             elif step.op not in ops:
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
-    page = spec_root / DIVERGENCES_PAGE
-    named = set(_CASE_ID.findall(page.read_text(encoding="utf-8"))) if page.is_file() else None
+    named = _named_on_divergences_page(spec_root)
     registered = registered_cases()
     problems.extend(_divergence_problems(named, seen, diverging, registered))
     problems.extend(_registered_problems(named or set(), known, registered))
     return problems
+
+
+def _named_on_divergences_page(spec_root: Path) -> set[str] | None:
+    """Every case id the divergences page names; None when there is no such page."""
+    page = spec_root / DIVERGENCES_PAGE
+    return set(_CASE_ID.findall(page.read_text(encoding="utf-8"))) if page.is_file() else None
 
 
 def _registered_problems(
