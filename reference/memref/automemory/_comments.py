@@ -151,12 +151,11 @@ class Stripper:
         match = _FENCE.match(line)
         if not fence:
             return match.group(1) if match else ""
-        run = match.group(1) if match else ""
-        if run[:1] == fence[0] and len(run) >= len(fence) and not line[match.end() :].strip(
-            " \t\n"
-        ):
-            return ""
-        return fence
+        if match is None:
+            return fence
+        run = match.group(1)
+        closes = run[0] == fence[0] and len(run) >= len(fence)
+        return "" if closes and not line[match.end() :].strip(" \t\n") else fence
 
 
 def plan(pieces: Callable[[], Iterable[str]]) -> Callable[[], Stripper] | None:

@@ -261,4 +261,3 @@ def read_index(path: str) -> IndexLoad:
     with open(path, "rb"):
         pass
     return _load(lambda: _file_chunks(path))
-

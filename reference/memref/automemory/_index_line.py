@@ -41,7 +41,9 @@ def index_line(entry: IndexEntry) -> str | None:
     if _LINK_BREAKING.search(path) or sanitize_path_text(to_units(path)) != path:
         return None
     link = f"- [{_stem(path)}]({path})"
-    description = js_trim(_SPACE_RUN.sub(" ", to_units(sanitize(to_units(entry.description or "")))))
+    description = js_trim(
+        _SPACE_RUN.sub(" ", to_units(sanitize(to_units(entry.description or ""))))
+    )
     budget = INDEX_LINE_MAX_UNITS - len(to_units(link)) - 3
     if not description or budget <= 1:
         return link

@@ -54,8 +54,8 @@ def _network_mount(path: str) -> bool:
                 stack.pop()
             continue
         stack.append(part)
-        if (len(stack) == 2 and stack[0] == "net") or stack[:2] == ["network", "servers"] and (
-            len(stack) == 3
+        if (len(stack) == 2 and stack[0] == "net") or (
+            stack[:2] == ["network", "servers"] and (len(stack) == 3)
         ):
             return True
     return False

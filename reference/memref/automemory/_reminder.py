@@ -37,14 +37,21 @@ def size_reminder(content: str) -> Reminder:
     by_lines = Fraction(lines, MAX_INDEX_LINES)
     if by_lines > by_units:
         fraction, over = by_lines, lines > MAX_INDEX_LINES
-        size, cap, target = f"{lines} lines", f"{MAX_INDEX_LINES}-line", f"{REBUILD_MAX_LINES} lines"
+        size, cap, target = (
+            f"{lines} lines",
+            f"{MAX_INDEX_LINES}-line",
+            f"{REBUILD_MAX_LINES} lines",
+        )
     else:
         fraction, over = by_units, units > MAX_INDEX_UNITS
         size, cap = format_size(units), format_size(MAX_INDEX_UNITS)
         target = format_size(REBUILD_MAX_UNITS)
     if fraction < _THRESHOLD:
         return Reminder(None, False)
-    advice = "now: keep one line per entry, move detail into topic files, and merge or drop stale entries."
+    advice = (
+        "now: keep one line per entry, move detail into topic files, and merge or drop"
+        " stale entries."
+    )
     if over:
         text = (
             f"Error: this write left the memory index at {INDEX_FILE} at {size}, over its {cap}"

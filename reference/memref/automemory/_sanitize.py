@@ -53,7 +53,11 @@ def is_removed(char: str) -> bool:
 
 def _clean(text: str) -> str:
     if text.isascii():
-        return "".join(char for char in text if not is_removed(char)) if not text.isprintable() else text
+        return (
+            "".join(char for char in text if not is_removed(char))
+            if not text.isprintable()
+            else text
+        )
     return "".join(char for char in text if not is_removed(char))
 
 

@@ -9,7 +9,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from memref._time import format_rfc3339
-from memref.automemory._constants import INDEX_FILE, SCAN_HEAD_BYTES, SCAN_HEAD_LINES, SCAN_MAX_FILES
+from memref.automemory._constants import (
+    INDEX_FILE,
+    SCAN_HEAD_BYTES,
+    SCAN_HEAD_LINES,
+    SCAN_MAX_FILES,
+)
 from memref.automemory._frontmatter import parse_memory_file
 
 __all__ = ["ScanHeader", "format_manifest", "scan_memory_files"]

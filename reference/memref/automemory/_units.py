@@ -40,8 +40,8 @@ def _split(match: re.Match[str]) -> str:
 
 
 def _join(match: re.Match[str]) -> str:
-    high, low = match.group()
-    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
+    pair = match.group()
+    return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
 
 
 def to_units(text: str) -> str:

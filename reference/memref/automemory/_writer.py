@@ -17,8 +17,9 @@ _SLUG = re.compile("[a-z0-9_-]+")
 _NOT_SLUG = re.compile("[^a-z0-9]+")
 _SIMPLE = re.compile("[A-Za-z][A-Za-z0-9_-]*")
 _KEYWORDS = frozenset(
-    "true True TRUE false False FALSE null Null NULL yes Yes YES no No NO on On ON off Off OFF"
-    " y Y n N".split()
+    word
+    for base in ("true", "false", "null", "yes", "no", "on", "off", "y", "n")
+    for word in (base, base.capitalize(), base.upper())
 )
 
 

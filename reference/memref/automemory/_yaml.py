@@ -110,7 +110,7 @@ def _single_quoted(text: str) -> tuple[str, str]:
 def _after_scalar(rest: str) -> None:
     if rest.strip(" \t") and not rest.lstrip(" \t").startswith("#"):
         raise YamlError("text after a quoted scalar")
-    if rest and not rest[0] in " \t" and rest.strip(" \t"):
+    if rest and rest[0] not in " \t" and rest.strip(" \t"):
         raise YamlError("text after a quoted scalar")
 
 
