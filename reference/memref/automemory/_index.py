@@ -232,7 +232,7 @@ def _contains(chunks: Iterable[str], needle: str) -> bool:
     for chunk in chunks:
         if needle in tail + chunk[: len(needle) - 1] or needle in chunk:
             return True
-        tail = chunk[-(len(needle) - 1) :]
+        tail = (tail + chunk)[-(len(needle) - 1) :]
     return False
 
 
