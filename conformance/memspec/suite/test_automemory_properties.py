@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,7 +26,7 @@ from memspec.suite.registry import suite_case
 _NS_PER_MS = 1_000_000
 _DAY_MS = 86_400_000
 _TYPES = ("user", "feedback", "project", "reference")
-_NO_SURROGATE = ("Cs",)
+_NO_SURROGATE: tuple[Literal["Cs"], ...] = ("Cs",)
 _JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
 _JS_SPACE += "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
