@@ -22,7 +22,7 @@ __all__ = ["IndexLoad", "format_size", "load_index", "quote_cut", "read_index"]
 
 Source = Callable[[], Iterator[str]]
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16
 
 
 def format_size(units: int) -> str:
