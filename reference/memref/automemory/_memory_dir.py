@@ -35,6 +35,8 @@ _DRIVE = re.compile("[A-Za-z]:")
 _TRAILING_SEPARATORS = re.compile(r"[/\\]+$")
 _ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _SPECIAL_ROOTS = frozenset({".vol", ".file", ".nofollow", ".resolve"})
+# A host below one of these is a network mount.
+_MOUNT_ROOTS = (["net"], ["network", "servers"])
 
 
 def _network_mount(path: str) -> bool:
@@ -54,9 +56,7 @@ def _network_mount(path: str) -> bool:
                 stack.pop()
             continue
         stack.append(part)
-        if (len(stack) == 2 and stack[0] == "net") or (
-            stack[:2] == ["network", "servers"] and (len(stack) == 3)
-        ):
+        if any(len(stack) == len(root) + 1 and stack[: len(root)] == root for root in _MOUNT_ROOTS):
             return True
     return False
 

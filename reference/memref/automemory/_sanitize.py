@@ -51,13 +51,12 @@ def is_removed(char: str) -> bool:
     return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
 
 
+_ASCII_REMOVED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _clean(text: str) -> str:
     if text.isascii():
-        return (
-            "".join(char for char in text if not is_removed(char))
-            if not text.isprintable()
-            else text
-        )
+        return _ASCII_REMOVED.sub("", text)
     return "".join(char for char in text if not is_removed(char))
 
 
