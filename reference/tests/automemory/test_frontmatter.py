@@ -33,10 +33,10 @@ def test_body_offset_agrees_with_the_splitter(text: str) -> None:
 
 
 def test_core_schema() -> None:
-    assert parse_yaml("a: yes\nb: 0x1F\nc: 017\nd: .inf\ne: 1_000\nf: ~") == {
+    assert parse_yaml("a: yes\nb: 0x1F\nc: 0o17\nd: .inf\ne: 1_000\nf: ~") == {
         "a": "yes",
         "b": 31,
-        "c": 17,
+        "c": 15,
         "d": math.inf,
         "e": "1_000",
         "f": None,
