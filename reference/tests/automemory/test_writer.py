@@ -1,0 +1,46 @@
+"""The writer's text and its atomic write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memref._faults import counting
+from memref.automemory import format_memory_file, slug_name, write_memory_file
+
+
+def test_seed_example() -> None:
+    assert format_memory_file("My Note", "d", {"type": "user"}, "\n\nbody\n") == (
+        "---\nname: my-note\ndescription: d\nmetadata:\n  node_type: memory\n  type: user\n"
+        "---\n\nbody\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [
+        ("\u00dcn\u00efcode name", "n-code-name"),
+        ("\u00c4BC", "bc"),
+        ("\u65e5\u672c", ""),
+        ("x.y", "x-y"),
+        ("--x--", "--x--"),
+    ],
+)
+def test_slugs(name: str, slug: str) -> None:
+    assert slug_name(name) == slug
+
+
+def test_quoting() -> None:
+    text = format_memory_file(None, "it's", {"a": "123", "t": ["a", "b"], "n": None}, "")
+    assert 'name: ""\ndescription: "it\'s"\n' in text
+    assert '  a: "123"\n  t:\n    - a\n    - b\n---' in text and "  n:" not in text
+
+
+def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "m.md"
+    path.write_text("old")
+    with counting(fail_mutation=2), pytest.raises(OSError):
+        write_memory_file(str(path), "n", "d", {}, "new")
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.md"]
