@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from memspec._coverage import requirement_coverage
+from memspec._op_schemas import op_schema, signature
 from memspec.cases import load_cases
 from memspec.exceptions import UsageError
 from memspec.suite.registry import registered_cases
@@ -13,7 +14,9 @@ __all__ = ["explain"]
 
 
 def explain(target: str) -> list[str]:
-    """The lines ``memspec explain`` prints for a requirement id or a case id."""
+    """The lines ``memspec explain`` prints for a requirement id, an op or a case id."""
+    if op_schema(target) is not None:
+        return signature(target)
     for row in requirement_coverage():
         requirement = row.requirement
         if requirement.id != target:
