@@ -133,8 +133,10 @@ def schema_problems(ops: Iterable[str], profiles: Iterable[str] | None = None) -
         problems.append(f"{wire_file()}: missing")
     for op in sorted(wanted - set(ops_with_schemas())):
         problems.append(f"{op}: no op schema ({schema_file(op)})")
+    specified = {op.partition(".")[0] for op in ops}
     for op in ops_with_schemas():
-        if chosen is not None and op.partition(".")[0] not in chosen:
+        profile = op.partition(".")[0]
+        if profile not in specified or (chosen is not None and profile not in chosen):
             continue
         schema = op_schema(op)
         assert schema is not None
