@@ -158,8 +158,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     coverage.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
-    explain = commands.add_parser("explain", help="print a requirement or case and its cases")
-    explain.add_argument("id", help="a requirement id (MEMDIR-FM-004) or a case id")
+    explain = commands.add_parser(
+        "explain", help="print a requirement and its cases, an op's signature, or a case"
+    )
+    explain.add_argument(
+        "id", help="a requirement id (MEMDIR-FM-004), an op (turnlog.write) or a case id"
+    )
 
     lint = commands.add_parser("lint", help="check fixtures and spec pages")
     lint.add_argument(
@@ -428,9 +432,12 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     from memspec.lint import lint
 
     _check_profiles(args.profile, allow_protocol=False)
-    problems = lint(profiles=args.profile or None)
+    notes: list[str] = []
+    problems = lint(profiles=args.profile or None, notes=notes)
     for problem in problems:
         print(problem)
+    for note in notes:
+        print(note)
     if problems:
         print(f"{len(problems)} problem(s)")
         return EXIT_FAILED

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from memspec._coverage import requirement_coverage
+from memspec._data import spec_dir
+from memspec._op_schemas import op_schema, signature
 from memspec.cases import load_cases
 from memspec.exceptions import UsageError
-from memspec.suite.registry import registered_cases
+from memspec.suite.registry import RegisteredCase, registered_cases
 
 __all__ = ["explain"]
 
 
 def explain(target: str) -> list[str]:
-    """The lines ``memspec explain`` prints for a requirement id or a case id."""
+    """The lines ``memspec explain`` prints for a requirement id, an op or a case id."""
+    if op_schema(target) is not None:
+        return signature(target)
     for row in requirement_coverage():
         requirement = row.requirement
         if requirement.id != target:
@@ -52,15 +57,7 @@ def explain(target: str) -> list[str]:
             return case.path.read_text(encoding="utf-8").splitlines()
     for entry in registered_cases():
         if entry.id == target:
-            lines = [
-                f"{entry.id} ({entry.kind} test in memspec.suite): {entry.description}",
-                f"requirements: {', '.join(entry.requirements)}",
-            ]
-            if not entry.counts_as_coverage:
-                lines.append("does not count as coverage (regression check)")
-            if entry.divergences:
-                lines.append(f"reaches divergence(s): {', '.join(entry.divergences)}")
-            return lines
+            return _registered(entry)
     for case in load_cases():
         for index in range(len(case.steps)):
             if f"{case.id}/crash-points" == target and case.steps[index].crash_points:
@@ -70,3 +67,65 @@ def explain(target: str) -> list[str]:
                     *explain(case.id),
                 ]
     raise UsageError(f"no requirement or case with id {target!r}")
+
+
+def _registered(entry: RegisteredCase) -> list[str]:
+    """A suite test: what it checks, what it draws its inputs from, which divergences of
+    the seed it can reach."""
+    lines = [
+        f"{entry.id} ({entry.kind} test in memspec.suite): {entry.description}",
+        f"requirements: {', '.join(entry.requirements)}",
+    ]
+    if not entry.counts_as_coverage:
+        lines.append("does not count as coverage (regression check)")
+    if " ".join(entry.invariant.split()) != entry.description:
+        lines += ["", "Checks:"] + ["  " + line for line in entry.invariant.splitlines()]
+    if entry.inputs:
+        lines += ["", "Inputs drawn from:"]
+        lines += ["  " + _input_line(item) for item in entry.inputs]
+    rows = _divergence_rows()
+    lines += [
+        "",
+        "Divergences it can reach:" if entry.divergences else "Divergences it can reach: none",
+    ]
+    for name in entry.divergences:
+        lines.append(f"  {name}: {rows.get(name, '(not on spec/divergences.md)')}")
+    return lines
+
+
+_STRATEGY_CALL = re.compile(r"^[a-z_]+: ([a-z_]+)\(")
+
+
+def _input_line(item: str) -> str:
+    """``name: strategy``, with the summary of a memspec strategy when it is one."""
+    from memspec import strategies
+
+    line = textwrap.shorten(item, 300, placeholder=" ...")
+    call = _STRATEGY_CALL.match(item)
+    function = getattr(strategies, call[1], None) if call else None
+    summary = (getattr(function, "__doc__", None) or "").strip().split("\n\n")[0]
+    return line + (f" — {' '.join(summary.split())}" if summary else "")
+
+
+_SECTION = re.compile(r"^## `([a-z0-9]+)`")
+_ROW = re.compile(r"^\|\s*`?([A-Za-z0-9-]+)`?\s*\|(.*)\|\s*$")
+
+
+def _divergence_rows() -> dict[str, str]:
+    """``memdir#1`` (or ``memorytool#replace-all``) to the rest of its row in the tables of
+    spec/divergences.md."""
+    page = spec_dir() / "divergences.md"
+    if not page.is_file():
+        return {}
+    rows: dict[str, str] = {}
+    profile = ""
+    for line in page.read_text(encoding="utf-8").splitlines():
+        section = _SECTION.match(line)
+        if section:
+            profile = section[1]
+            continue
+        row = _ROW.match(line)
+        if row and profile and not set(row[2]) <= {"-", "|", " "}:
+            cells = [cell.strip() for cell in row[2].split("|")]
+            rows.setdefault(f"{profile}#{row[1]}", " | ".join(cells))
+    return rows

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from memspec._data import fixtures_dir, spec_dir
+from memspec._op_lint import check_fixtures, schema_problems
 from memspec._profiles import profile_of_op, profile_of_requirement
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.requirements import load_requirements
@@ -68,9 +69,13 @@ def _case_problems(case: Case, where: str) -> list[str]:
 
 
 def lint(
-    fixtures: Path | None = None, spec: Path | None = None, profiles: list[str] | None = None
+    fixtures: Path | None = None,
+    spec: Path | None = None,
+    profiles: list[str] | None = None,
+    notes: list[str] | None = None,
 ) -> list[str]:
-    """All problems found; an empty list means the corpus is clean."""
+    """All problems found; an empty list means the corpus is clean. ``notes`` receives
+    lines worth printing even when it is (what the op-schema check counted)."""
     fixtures_root = fixtures or fixtures_dir()
     spec_root = spec or spec_dir()
     problems: list[str] = []
@@ -83,6 +88,7 @@ def lint(
     seen: dict[str, Path] = {}
     diverging: set[str] = set()
     files = fixture_files(fixtures_root)
+    checked: list[Case] = []
     if not files:
         problems.append(f"{fixtures_root}: no fixture files found")
     for path in files:
@@ -105,6 +111,7 @@ def lint(
         if case.id in seen:
             problems.append(f"{where}: duplicate id {case.id!r} (also {seen[case.id]})")
         seen[case.id] = path
+        checked.append(case)
         if case.divergence:
             diverging.add(case.id)
         problems.extend(_case_problems(case, where))
@@ -120,6 +127,11 @@ def lint(
                 problems.append(f"{where}: op {step.op!r} is not of profile {case.profile!r}")
             elif step.op not in ops:
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
+    schemas = check_fixtures(checked, fixtures_root)
+    problems.extend(schemas.problems)
+    problems.extend(schema_problems(ops, profiles))
+    if notes is not None:
+        notes.append(schemas.summary())
     named = _named_on_divergences_page(spec_root)
     registered = registered_cases()
     problems.extend(_divergence_problems(named, seen, diverging, registered))

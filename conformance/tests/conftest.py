@@ -30,6 +30,7 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["MEMSPEC_FIXTURES"] = str(DATA / "fixtures")
     env["MEMSPEC_SPEC"] = str(DATA / "spec")
+    env["MEMSPEC_OP_SCHEMAS"] = str(DATA / "schemas" / "ops")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     env.pop("PYTEST_ADDOPTS", None)
     return env

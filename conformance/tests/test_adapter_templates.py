@@ -19,7 +19,7 @@ import pytest
 from conftest import Runner
 
 from memspec._data import spec_dir
-from memspec._new_adapter import profile_ops, slug
+from memspec._new_adapter import SPEC_COPY, VECTORS, profile_ops, slug, stub_comment
 from memspec._profiles import known_profiles
 
 LANGS = ("python", "node", "go", "rust")
@@ -84,7 +84,12 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_pa
     selftest = subprocess.run(
         [*command, "--self-test"], capture_output=True, text=True, timeout=60, check=False
     )
-    assert selftest.returncode == 0 and "self-test: ok" in selftest.stdout, selftest.stderr
+    vectors = json.loads(VECTORS.read_text(encoding="utf-8"))
+    count = sum(
+        len(vectors[kind]) for kind in ("text_args", "text_results", "instants", "integers")
+    )
+    assert selftest.returncode == 0, selftest.stderr
+    assert f"self-test: ok ({count} wire vectors)" in selftest.stdout, selftest.stdout
     spec = "cmd:" + " ".join(command)
     smoke = memspec_cli("smoke", "--adapter", spec)
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
@@ -115,6 +120,46 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_pa
     assert replies[2] == {"id": 3, "result": None}
 
 
+@pytest.mark.parametrize("lang", ["python", "node"])
+def test_the_self_test_runs_the_shared_vectors(
+    lang: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """The skeleton reads the vectors file it ships with (Go and Rust embed it at build
+    time): a vector changed to expect the wrong bytes makes the self-test fail."""
+    target = tmp_path / "adapter"
+    assert memspec_cli("new-adapter", "--lang", lang, str(target)).returncode == 0
+    assert (target / "wire-vectors.json").read_bytes() == VECTORS.read_bytes()
+    vectors = json.loads(VECTORS.read_text(encoding="utf-8"))
+    vectors["integers"].append({"json": "9223372036854775808", "int64": True})
+    (target / "wire-vectors.json").write_text(json.dumps(vectors), encoding="utf-8")
+    command = _build(lang, target)
+    selftest = subprocess.run(
+        [*command, "--self-test"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert selftest.returncode == 1
+    assert "integers vector failed" in selftest.stderr and "9223372036854775808" in selftest.stderr
+
+
+def test_every_stub_lists_its_arguments(memspec_cli: Runner, tmp_path: Path) -> None:
+    written = {}
+    for lang, source in (("python", "adapter.py"), ("node", "adapter.js"), ("go", "main.go"),
+                         ("rust", "src/main.rs")):  # fmt: skip
+        target = tmp_path / lang
+        assert memspec_cli("new-adapter", "--lang", lang, str(target)).returncode == 0
+        written[lang] = (target / source).read_text(encoding="utf-8")
+    op = next(op for op in profile_ops("turnlog") if op.name == "turnlog.write")
+    comment = stub_comment(op)
+    assert "  project_dir: absolute path, required — " in "\n".join(comment)
+    assert "  created_at: instant or null, optional, default null — " in "\n".join(comment)
+    for lang, text in written.items():
+        for line in comment[1:]:
+            assert line.replace("\\", "\\\\") in text or line in text, (lang, line)
+    assert "def turnlog_write(args: dict[str, Any]) -> Any:" in written["python"]
+    assert 'HANDLERS["turnlog.write"] = args => notYet("turnlog.write");' in written["node"]
+    assert 'handlers["turnlog.write"] = notYet("turnlog.write")' in written["go"]
+    assert '"turnlog.write" => None,' in written["rust"]
+
+
 def test_the_readme_lists_every_op_with_a_link_to_its_section(
     memspec_cli: Runner, tmp_path: Path
 ) -> None:
@@ -129,10 +174,18 @@ def test_the_readme_lists_every_op_with_a_link_to_its_section(
         listed = set(re.findall(rf"^\|\s*`({profile}\.[a-z0-9_]+)`", table, re.M))
         ops = profile_ops(profile)
         assert {op.name for op in ops} == listed and f"{profile}.constants" in listed
+        copied = (target / SPEC_COPY / f"{profile}.md").read_text(encoding="utf-8")
+        assert copied == page
         for op in ops:
-            assert f"| `{op.name}` |" in readme and f"]({op.link})" in readme
+            local = f"{SPEC_COPY}/{op.link.split('/', 1)[1]}"
+            assert f"| `{op.name}` |" in readme and f"]({local})" in readme
             assert f'"{op.name}": "{op.link}"' in adapter
             assert op.link.split("#")[1] in anchors, op
+    # Every relative link of the README resolves inside the skeleton, wherever it is copied.
+    moved = tmp_path / "elsewhere" / "port"
+    shutil.copytree(target, moved)
+    for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme):
+        assert (moved / link).is_file(), link
 
 
 def test_a_failing_run_of_the_skeleton_is_a_to_do_list(memspec_cli: Runner, tmp_path: Path) -> None:

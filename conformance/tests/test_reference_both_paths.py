@@ -19,7 +19,11 @@ def both_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
     base = tmp_path_factory.mktemp("both")
     reports = (base / "in-process.jsonl", base / "subprocess.jsonl")
-    adapters = ("reference", f"cmd:{sys.executable} -m memspec serve-reference")
+    # In process, every reply is also checked against its op's result schema.
+    adapters = (
+        "python:memspec.checked_reference:Reference",
+        f"cmd:{sys.executable} -m memspec serve-reference",
+    )
     # The two runs are independent: one on each core.
     runs = [
         subprocess.Popen(

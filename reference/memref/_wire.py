@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "arg_time_or_none",
     "text_out",
     "time_out",
+    "utf8_text",
 ]
 
 Args = Mapping[str, Any]
@@ -41,10 +43,21 @@ def _get(args: Args, name: str, default: Any) -> Any:
     return value
 
 
+def utf8_text(name: str, value: str) -> str:
+    # A JSON string is UTF-8 text: an unpaired surrogate escape ("\udc80") names no bytes.
+    # (memref keeps non-UTF-8 bytes as lone surrogates inside, so this is checked here,
+    # where the string comes off the wire, and not after decoding base64.)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise OpError("invalid-args", f"argument {name!r} holds an unpaired surrogate") from exc
+    return value
+
+
 def arg_text(args: Args, name: str, default: Any = _MISSING) -> str:
     value = _get(args, name, default)
     if isinstance(value, str):
-        return value
+        return utf8_text(name, value)
     if isinstance(value, dict) and set(value) == {"base64"} and isinstance(value["base64"], str):
         try:
             return decode(base64.b64decode(value["base64"], validate=True))
@@ -57,7 +70,7 @@ def arg_str(args: Args, name: str, default: Any = _MISSING) -> str:
     value = _get(args, name, default)
     if not isinstance(value, str):
         raise OpError("invalid-args", f"argument {name!r} must be a string")
-    return value
+    return utf8_text(name, value)
 
 
 def arg_bool(args: Args, name: str, default: Any = _MISSING) -> bool:
@@ -78,13 +91,38 @@ def arg_str_list(args: Args, name: str, default: Any = _MISSING) -> list[str]:
     value = _get(args, name, default)
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise OpError("invalid-args", f"argument {name!r} must be a list of strings")
-    return list(value)
+    return [utf8_text(name, item) for item in value]
+
+
+# The forms an instant argument may take (schemas/ops/wire.json, "instant"): ASCII digits,
+# a year of four or more digits without a sign, and every field within its range.
+_WIRE_INSTANT = re.compile(
+    r"[0-9]{4,}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3])"
+    r":[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+)
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _days_in_month(year: int, month: int) -> int:
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return 29 if month == 2 and leap else _MONTH_DAYS[month - 1]
+
+
+def _wire_instant(name: str, value: str) -> None:
+    if _WIRE_INSTANT.fullmatch(value) is None:
+        raise OpError("invalid-args", f"argument {name!r}: not an RFC 3339 timestamp: {value!r}")
+    year, month, day = (
+        int(part) for part in value[: value.index("T" if "T" in value else "t")].split("-")
+    )
+    if day > _days_in_month(year, month):
+        raise OpError("invalid-args", f"argument {name!r}: day out of range: {value!r}")
 
 
 def arg_time(args: Args, name: str, default: Any = _MISSING) -> int:
     value = _get(args, name, default)
     if not isinstance(value, str):
         raise OpError("invalid-args", f"argument {name!r} must be an RFC 3339 timestamp")
+    _wire_instant(name, value)
     try:
         return parse_rfc3339(value)
     except ValueError as exc:

@@ -8,6 +8,7 @@ every ``memspec/suite/test_*.py``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,10 @@ class RegisteredCase:
     requirements: tuple[str, ...]
     kind: str
     divergences: tuple[str, ...] = ()
+    invariant: str = ""
+    """The test's whole docstring: what it checks."""
+    inputs: tuple[str, ...] = ()
+    """``name: strategy`` for each input a property draws (its ``@given`` arguments)."""
 
     @property
     def profile(self) -> str:
@@ -47,6 +52,13 @@ class RegisteredCase:
 
 
 _REGISTRY: dict[str, RegisteredCase] = {}
+
+
+def _drawn_inputs(function: Callable[..., Any]) -> tuple[str, ...]:
+    """What a Hypothesis test draws each argument from, as ``name: strategy``."""
+    handle = getattr(function, "hypothesis", None)
+    given = getattr(handle, "_given_kwargs", None) or {}
+    return tuple(f"{name}: {strategy!r}" for name, strategy in given.items())
 
 
 def suite_case(
@@ -65,7 +77,13 @@ def suite_case(
         paragraph = (function.__doc__ or "").strip().split("\n\n")[0]
         description = " ".join(line.strip() for line in paragraph.splitlines())
         _REGISTRY[case_id] = RegisteredCase(
-            case_id, description, tuple(requirements), kind, tuple(divergences)
+            case_id,
+            description,
+            tuple(requirements),
+            kind,
+            tuple(divergences),
+            inspect.cleandoc(function.__doc__ or ""),
+            _drawn_inputs(function),
         )
         marks = [
             pytest.mark.memspec_case_id(case_id),

@@ -41,11 +41,7 @@ def _clean(path: str) -> str:
 
 
 def _encodable(name: str, value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise OpError("invalid-args", f"argument {name!r} holds an unpaired surrogate") from exc
-    return value
+    return _wire.utf8_text(name, value)
 
 
 def _dir(args: Args) -> str:
