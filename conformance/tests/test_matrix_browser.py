@@ -416,6 +416,7 @@ def test_opening_an_area_and_a_case_shows_requirement_args_expectation_and_answe
     arguments = {row.all("th")[0].text: row.all("td")[0].text for row in fields[0].all("tr")}
     assert arguments == {"raw": "user"}  # a text argument as text
     assert '"type": "user"' in fields[1].text  # the expected result
+    assert "null" not in detail.text
     three_ops = next(
         r["message"] for r in read_report(reports[_column("three-ops")]) if r.get("id") == TYPE_CASE
     )
