@@ -13,9 +13,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TextIO, cast
 
 import memspec
+from memspec._output import GuardedOutput
 from memspec.adapters import DEFAULT_TIMEOUT_S
 from memspec.exceptions import MemspecError, UsageError
 
@@ -136,6 +137,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="K/N",
         help="run only shard K of N: a deterministic, balanced slice by case id",
     )
+    run.add_argument(
+        "--label",
+        metavar="TEXT",
+        help="a name for this run, kept in the report header and shown by matrix, badge "
+        "and diff (such as a branch or a build: 'main', 'pr-42')",
+    )
 
     commands.add_parser("serve-reference", help="serve memref over the protocol on stdin/stdout")
 
@@ -205,6 +212,14 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     matrix.add_argument(
         "-o", "--output", required=True, metavar="DIR", help="directory for index.html"
     )
+    matrix.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a label for each report, in the order the reports are given (repeatable); "
+        "without one, a report's column shows the label of its header (memspec run --label)",
+    )
 
     new_adapter = commands.add_parser("new-adapter", help="write a skeleton adapter")
     new_adapter.add_argument(
@@ -220,21 +235,42 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    output = GuardedOutput(sys.stdout)
+    sys.stdout = cast(TextIO, output)
     try:
-        args = _parser().parse_args(argv)
+        code = _dispatch(sys.argv[1:] if argv is None else list(argv))
+        output.flush()
+    finally:
+        sys.stdout = output.stream
+    if output.lost:
+        print(f"memspec: error: cannot write the output: {output.lost}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
+
+
+def _dispatch(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(_attach_dashed_values(argv))
         handler = globals()[f"_cmd_{args.command.replace('-', '_')}"]
         return int(handler(args))
     except MemspecError as exc:
         print(f"memspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        # The reader went away (memspec coverage | head): nothing left to say to it.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
     except KeyboardInterrupt:
         print("memspec: interrupted", file=sys.stderr)
         return EXIT_SIGINT
+
+
+def _attach_dashed_values(argv: list[str]) -> list[str]:
+    """``--shard -1/3`` as ``--shard=-1/3``, so that the value is judged (and refused
+    with what is valid) instead of being taken for an option."""
+    joined: list[str] = []
+    for argument in argv:
+        if joined and joined[-1] == "--shard" and argument[:1] == "-" and argument[1:2].isdigit():
+            joined[-1] = f"--shard={argument}"
+        else:
+            joined.append(argument)
+    return joined
 
 
 def _check_profiles(profiles: Sequence[str], *, allow_protocol: bool) -> None:
@@ -249,6 +285,7 @@ def _check_profiles(profiles: Sequence[str], *, allow_protocol: bool) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     import pytest
 
+    from memspec._selection import check_selection
     from memspec.adapters import parse_adapter_spec, parse_tree_owner
     from memspec.cases import load_cases
     from memspec.expectations import load_expectations
@@ -268,6 +305,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.expectations:
         load_expectations(Path(args.expectations))
     load_cases(profiles=[p for p in args.profile if p != "protocol"] or None)
+    check_selection(args.case, args.op, args.profile)
     if _adapter_is_broken(args):
         return EXIT_BROKEN
     suite = Path(__file__).resolve().parent / "suite"
@@ -318,6 +356,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pytest_args += ["-k", args.keyword]
     if args.shard:
         pytest_args += ["--memspec-shard", args.shard]
+    if args.label:
+        pytest_args += ["--memspec-label", args.label]
     if args.verbose:
         pytest_args += ["--memspec-case-lines", "yes", "-o", "console_output_style=classic"]
     if args.workers:
@@ -468,6 +508,9 @@ def _cmd_merge_reports(args: argparse.Namespace) -> int:
     merged = merge_runs(runs)
     merged.write(output)
     print(f"merged {len(runs)} reports, {len(merged.records)} cases: {output}")
+    if merged.nothing_ran:
+        print(f"memspec: nothing ran in any shard: {merged.nothing_ran}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -485,7 +528,7 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     from memspec._merge import load_run
 
     runs = [load_run(Path(path)) for path in args.reports]
-    print(write_matrix(runs, Path(args.output)))
+    print(write_matrix(runs, Path(args.output), args.label))
     return EXIT_OK
 
 

@@ -1,8 +1,11 @@
 """``memspec diff OLD NEW``: what changed between two runs, case by case.
 
 A *regression* is a case that fails or errors now but did not before, a case that passed
-and is now listed as expected to fail, or a passing case that is gone. A *fix* is a case
-that passes now and did not before.
+and is now listed as expected to fail or skipped, or a passing case that is gone. A *fix*
+is a case that passes now and did not before.
+
+Only whole runs compare: an interrupted report is refused, and so is a shard's report
+unless the other report is of the same shard.
 """
 
 from __future__ import annotations
@@ -39,16 +42,38 @@ class Diff:
 
 
 def _regresses(old: str, new: str) -> bool:
-    return (new in _FAILING and old not in _FAILING) or (new == "xfailed" and old in _PASSING)
+    return (new in _FAILING and old not in _FAILING) or (
+        new in ("xfailed", "skipped") and old in _PASSING
+    )
 
 
-def diff_reports(old: RunReport, new: RunReport, *, across_suites: bool = False) -> Diff:
+def _check_comparable(old: RunReport, new: RunReport, across_suites: bool) -> None:
+    for run in (old, new):
+        if run.interrupted:
+            raise UsageError(
+                f"{run.path}: an interrupted run (its footer says so): its missing cases "
+                "would read as removed or added; compare whole runs"
+            )
+    if old.shard != new.shard:
+        raise UsageError(
+            f"{old.path} is {_whole_or_shard(old)}, {new.path} {_whole_or_shard(new)}: "
+            "compare a shard only with the same shard, or merge the shards first "
+            "(memspec merge-reports)"
+        )
     if old.suite_version != new.suite_version and not across_suites:
         raise UsageError(
             f"{old.path} is of suite {old.suite_version or '?'}, {new.path} of "
             f"suite {new.suite_version or '?'}: give --across-suites to compare "
             "them anyway"
         )
+
+
+def _whole_or_shard(run: RunReport) -> str:
+    return f"shard {run.shard}" if run.shard else "a whole run"
+
+
+def diff_reports(old: RunReport, new: RunReport, *, across_suites: bool = False) -> Diff:
+    _check_comparable(old, new, across_suites)
     result = Diff(old, new)
     before, after = old.outcomes(), new.outcomes()
     for case in sorted(before.keys() | after.keys()):
@@ -76,16 +101,26 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
 
     bullet, code = ("- ", "`") if markdown else ("  ", "")
     if markdown:
-        yield f"## memspec diff: {result.old.title} → {result.new.title}"
+        yield f"## memspec diff: {result.old.name} → {result.new.name}"
         yield ""
     else:
         yield (
-            f"memspec diff: {result.old.path} ({result.old.title}) -> {result.new.path} "
-            f"({result.new.title})"
+            f"memspec diff: {result.old.path} ({result.old.name}) -> {result.new.path} "
+            f"({result.new.name})"
         )
+    notes = [
+        f"{side} report {run.path.name}: {mark}"
+        + (f" ({run.nothing_ran})" if mark == "nothing ran" else "")
+        for side, run in (("old", result.old), ("new", result.new))
+        for mark in run.partial
+    ]
+    if notes:
+        yield from (f"{bullet}{note}" if markdown else note for note in notes)
+        if markdown:
+            yield ""
     sections: list[tuple[str, list[str]]] = [
         (
-            "Regressions (newly failing)",
+            "Regressions (newly failing, or no longer run)",
             [
                 f"{bullet}{code}{case}{code}: {old} -> {new}"
                 + (f" — {first_line(case)}" if first_line(case) else "")

@@ -1,4 +1,11 @@
-"""Reading reports back as whole runs, and joining the reports of a sharded run."""
+"""Reading reports back as whole runs, and joining the reports of a sharded run.
+
+A report is complete only when it ends with its footer, and the footer's counts are those
+of its records: anything else is a run cut short or a file cut, and every consumer
+(``diff``, ``merge-reports``, ``badge``, ``matrix``) refuses it. A complete report may
+still be partial, and says so: an interrupted run, one shard of a run, or a run in which
+no case ran (``RunReport.partial``).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memspec._profiles import PROTOCOL
 from memspec.exceptions import UsageError
-from memspec.report import OUTCOMES
+from memspec.report import OUTCOMES, CaseRecord, nothing_ran
 
 __all__ = ["RunReport", "load_run", "merge_runs"]
 
@@ -48,8 +56,67 @@ class RunReport:
         )
 
     @property
+    def label(self) -> str:
+        return str(self.header.get("label", ""))
+
+    @property
+    def name(self) -> str:
+        """The title and, when the run has one, its label: ``port 1.2 · pr-42``."""
+        return f"{self.title} · {self.label}" if self.label else self.title
+
+    @property
     def broken(self) -> str:
         return str(self.footer.get("adapter_broken", ""))
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.footer.get("interrupted"))
+
+    @property
+    def shard(self) -> str:
+        """``K/N`` for the report of one shard, empty for a whole run."""
+        value = self.run_info.get("shard")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def nothing_ran(self) -> str:
+        return str(self.footer.get("nothing_ran", ""))
+
+    @property
+    def partial(self) -> list[str]:
+        """What makes this report less than a whole run, in short words."""
+        marks = [f"shard {self.shard}"] if self.shard else []
+        if self.interrupted:
+            marks.append("interrupted")
+        if self.nothing_ran:
+            marks.append("nothing ran")
+        return marks
+
+    def claimed_profiles(self) -> list[str]:
+        """The profiles the adapter claimed: from the header's handshake, or, in a report
+        without one, every profile with a case that was not skipped as not claimed."""
+        claims = self.header.get("claims")
+        if isinstance(claims, dict) and isinstance(claims.get("profiles"), list):
+            return sorted(str(profile) for profile in claims["profiles"])
+        return sorted(
+            {
+                str(r.get("profile", ""))
+                for r in self.records
+                if not str(r.get("message", "")).startswith("not claimed: profile")
+            }
+            - {PROTOCOL}
+        )
+
+    def unclaimed_profiles(self) -> list[str]:
+        """The suite's profiles the adapter did not claim (the protocol checks are no
+        profile an adapter claims)."""
+        known = self.header.get("suite_profiles")
+        suite = (
+            {str(p) for p in known}
+            if isinstance(known, list)
+            else {str(r.get("profile", "")) for r in self.records}
+        )
+        return sorted(suite - set(self.claimed_profiles()) - {PROTOCOL, ""})
 
     def outcomes(self) -> dict[str, str]:
         return {str(record["id"]): str(record["outcome"]) for record in self.records}
@@ -86,12 +153,18 @@ def load_run(path: Path) -> RunReport:
     header: dict[str, Any] | None = None
     run: RunReport | None = None
     seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
+            if header is not None and number == len(lines):
+                raise UsageError(
+                    f"{path}: incomplete: line {number} is cut off and there is no footer "
+                    "(a run cut short, or a file cut)"
+                ) from None
             raise UsageError(f"{path}: line {number} is not JSON; not a memspec report") from None
         kind = data.get("type") if isinstance(data, dict) else None
         if header is None:
@@ -101,6 +174,8 @@ def load_run(path: Path) -> RunReport:
             run = RunReport(path, header)
             continue
         assert run is not None
+        if run.footer:
+            raise UsageError(f"{path}: line {number} follows the footer; not one report")
         if kind == "case":
             if not isinstance(data.get("id"), str) or data.get("outcome") not in OUTCOMES:
                 raise UsageError(
@@ -116,7 +191,29 @@ def load_run(path: Path) -> RunReport:
             raise UsageError(f"{path}: line {number}: unknown line type {kind!r}")
     if run is None:
         raise UsageError(f"{path}: empty; not a memspec report")
+    _check_complete(run)
     return run
+
+
+def _check_complete(run: RunReport) -> None:
+    """A report ends with a footer whose counts are its records'."""
+    if not run.footer:
+        raise UsageError(
+            f"{run.path}: incomplete: no footer after {len(run.records)} case records "
+            "(a run cut short, or a file cut); memspec reads whole reports only"
+        )
+    counts = run.footer.get("counts")
+    held = {outcome: count for outcome, count in run.counts().items() if count}
+    if not isinstance(counts, dict) or {k: v for k, v in counts.items() if v} != held:
+        said = (
+            sum(v for v in counts.values() if isinstance(v, int))
+            if isinstance(counts, dict)
+            else "?"
+        )
+        raise UsageError(
+            f"{run.path}: incomplete: the footer counts {said} cases, the report holds "
+            f"{len(run.records)}"
+        )
 
 
 def _identity(run: RunReport) -> dict[str, Any]:
@@ -124,12 +221,26 @@ def _identity(run: RunReport) -> dict[str, Any]:
         "suite version": run.suite_version,
         "protocol version": run.header.get("protocol_version"),
         "implementation": run.implementation,
+        "claims": run.header.get("claims"),
         "adapter": run.run_info.get("adapter"),
+        "selection": run.run_info.get("selection"),
     }
 
 
 def merge_runs(runs: Sequence[RunReport]) -> RunReport:
-    """One report holding every shard's cases; refuses shards that are not of one run."""
+    """One report holding every shard's cases: all N shards of one run (one suite
+    version, implementation, adapter, selection and shard count), each complete."""
+    for run in runs:
+        if not run.shard:
+            raise UsageError(
+                f"{run.path}: not a shard's report (run without --shard); merge-reports "
+                "joins the N shards of one run"
+            )
+        if run.interrupted:
+            raise UsageError(
+                f"{run.path}: shard {run.shard} was interrupted (its footer says so); "
+                "run that shard again"
+            )
     first = runs[0]
     for run in runs[1:]:
         mine, theirs = _identity(first), _identity(run)
@@ -152,49 +263,44 @@ def merge_runs(runs: Sequence[RunReport]) -> RunReport:
             owner[case_id] = run.path
     _check_shards(runs)
     info = {key: value for key, value in first.run_info.items() if key != "shard"}
-    info["merged_from"] = [str(run.run_info.get("shard") or run.path.name) for run in runs]
+    info["merged_from"] = [run.shard for run in runs]
     problems: list[str] = []
     for run in runs:
         for problem in run.footer.get("problems", []):
             if problem not in problems:
                 problems.append(problem)
-    footer: dict[str, Any] = {
-        "type": "footer",
-        "interrupted": any(r.footer.get("interrupted") for r in runs),
-    }
-    if problems:
-        footer["problems"] = problems
-    broken = next((r.broken for r in runs if r.broken), "")
-    if broken:
-        footer["adapter_broken"] = broken
     records = sorted(
         (record for run in runs for record in run.records), key=lambda record: str(record["id"])
     )
+    footer: dict[str, Any] = {"type": "footer", "interrupted": False}
+    broken = next((r.broken for r in runs if r.broken), "")
+    idle = "" if broken else nothing_ran(_outcomes_only(records))
+    if idle:
+        footer["nothing_ran"] = idle
+    if problems:
+        footer["problems"] = problems
+    if broken:
+        footer["adapter_broken"] = broken
     return RunReport(Path("merged"), {**first.header, "run_info": info}, records, footer)
 
 
 def _check_shards(runs: Sequence[RunReport]) -> None:
     """Shard reports must be every shard of one split, each once."""
-    labels = [run.run_info.get("shard") for run in runs]
-    if not any(labels):
-        return
     parsed: dict[int, Path] = {}
     counts = set()
-    for run, label in zip(runs, labels, strict=True):
-        if not isinstance(label, str) or "/" not in label:
-            raise UsageError(
-                f"{run.path}: not a shard report (run without --shard) but "
-                "merged with shard reports"
-            )
-        index, count = (int(part) for part in label.split("/", 1))
+    for run in runs:
+        try:
+            index, count = (int(part) for part in run.shard.split("/", 1))
+        except ValueError:
+            raise UsageError(f"{run.path}: shard {run.shard!r} is not K/N") from None
         counts.add(count)
         if index in parsed:
-            raise UsageError(f"{run.path}: shard {label} is also {parsed[index]}")
+            raise UsageError(f"{run.path}: shard {run.shard} is also {parsed[index]}")
         parsed[index] = run.path
     if len(counts) != 1:
         raise UsageError(
             "the reports are shards of different splits: "
-            + ", ".join(sorted({str(label) for label in labels}))
+            + ", ".join(sorted({run.shard for run in runs}))
         )
     count = counts.pop()
     missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in parsed]
@@ -203,6 +309,21 @@ def _check_shards(runs: Sequence[RunReport]) -> None:
             f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
             "missing: a merged report would lack their cases"
         )
+
+
+def _outcomes_only(records: Sequence[dict[str, Any]]) -> list[CaseRecord]:
+    """Records as far as outcomes and messages go (what ``nothing_ran`` reads)."""
+    return [
+        CaseRecord(
+            id=str(r["id"]),
+            profile=str(r.get("profile", "")),
+            requirements=(),
+            outcome=str(r["outcome"]),
+            message=str(r.get("message", "")),
+            duration_s=0.0,
+        )
+        for r in records
+    ]
 
 
 def _show(value: Any) -> str:

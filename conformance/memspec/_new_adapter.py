@@ -280,7 +280,9 @@ def new_adapter(lang: str, directory: Path, name: str = "my-port") -> list[str]:
         raise UsageError(
             f"--name {name!r}: expected lower-case letters, digits, - and _, starting with a letter"
         )
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: exists and is not a directory; give a new or empty one")
+    if directory.exists() and any(directory.iterdir()):
         raise UsageError(f"{directory}: exists and is not an empty directory")
     ops = {profile: profile_ops(profile) for profile in known_profiles()}
     replacements = _replacements(name, ops)

@@ -37,14 +37,23 @@ def _digest(case_id: str) -> str:
 
 
 def parse_shard(text: str) -> Shard:
-    """``K/N`` with 1 <= K <= N; anything else is a usage error."""
+    """``K/N`` with whole numbers 1 <= K <= N; anything else is a usage error saying what
+    is valid."""
     match = _SPEC.match(text.strip())
     if not match:
-        raise UsageError(f"--shard {text!r}: expected K/N, such as 1/4")
-    index, count = int(match[1]), int(match[2])
-    if count < 1 or not 1 <= index <= count:
         raise UsageError(
-            f"--shard {text!r}: K must be between 1 and N (1/{max(count, 1)} "
-            f"to {max(count, 1)}/{max(count, 1)})"
+            f"--shard {text!r}: expected K/N, two whole numbers with 1 <= K <= N, "
+            "such as 1/4 (shard 1 of 4)"
         )
+    index, count = int(match[1]), int(match[2])
+    if count < 1:
+        raise UsageError(
+            f"--shard {text!r}: N, the number of shards, must be at least 1; K runs from "
+            "1 to N, such as 1/4"
+        )
+    if not 1 <= index <= count:
+        choices = f"1/{count} or 2/{count}" if count == 2 else f"1/{count} to {count}/{count}"
+        if count == 1:
+            choices = "1/1"
+        raise UsageError(f"--shard {text!r}: K must be from 1 to {count} ({choices})")
     return Shard(index, count)

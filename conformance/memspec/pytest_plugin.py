@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,8 +40,10 @@ from memspec.report import (
     UNKNOWN_IMPLEMENTATION,
     CaseRecord,
     Report,
-    render_markdown,
+    append_step_summary,
+    claims_of,
     render_run_end,
+    run_exit_status,
     run_info,
     write_reports,
 )
@@ -90,6 +93,7 @@ OPTIONS = {
         "that still fails) to this TOML expectations file",
     ),
     "shard": ("string", "run only shard K of N (K/N): a deterministic slice by case id"),
+    "label": ("string", "a name for this run, kept in the report header (such as a branch)"),
 }
 _REPEATABLE = {"profile", "case", "op"}
 _SUITE_DIR = Path(__file__).resolve().parent / "suite"
@@ -159,6 +163,8 @@ class _State:
         self.export_failures = _option(config, "export_failures")
         self.records: dict[str, CaseRecord] = {}
         self.implementation: dict[str, Any] | None = None
+        self.claims: dict[str, list[str]] | None = None
+        self.label: str = _option(config, "label") or ""
         self.broken: str = ""
         self.interrupted: str = ""
         self.problems: list[str] = []
@@ -623,6 +629,7 @@ class _Reporting:
         state.broken, handshake = adapter_problem(state.adapter())
         if handshake is not None:
             state.implementation = dict(handshake.implementation)
+            state.claims = claims_of(handshake)
         if state.broken:
             self._write(_build_report(state))
             pytest.exit(f"adapter broken: {state.broken}", returncode=3)
@@ -650,9 +657,15 @@ class _Reporting:
         with contextlib.suppress(ValueError):  # not the main thread: leave SIGTERM alone
             self._previous_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_sigterm)
 
+    @pytest.hookimpl(trylast=True)
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         if not self.state.interrupted and isinstance(excinfo.value, KeyboardInterrupt):
             self.state.interrupted = "SIGINT"
+        # The run's end says it was interrupted; pytest's KeyboardInterrupt banner and
+        # traceback would only point into the harness (and SIGTERM is no keyboard).
+        if self.reporter is not None and hasattr(self.reporter, "_report_keyboardinterrupt"):
+            self.reporter._keyboardinterrupt_memo = None
+            self.reporter._report_keyboardinterrupt = lambda: None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         state = self.state
@@ -702,8 +715,8 @@ class _Reporting:
             ops=tuple(meta.get("ops", ())),
         )
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Iterator[None]:
         state = self.state
         for signum, handler in self._previous_handlers.items():
             signal.signal(signum, handler)
@@ -711,21 +724,39 @@ class _Reporting:
             session.exitstatus = 143 if state.interrupted == "SIGTERM" else 130
         elif state.problems and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        self._write(_build_report(state))
+        report = _build_report(state)
+        written = self._write(report)
         if state.write_expectations_path and not state.broken and not state.interrupted:
             _write_expectations(state)
+        result = yield
+        # After every other plugin (syrupy ors pytest's own status back in).
+        session.exitstatus = (
+            run_exit_status(report, session.exitstatus) if written else pytest.ExitCode.USAGE_ERROR
+        )
+        return result
 
-    def _write(self, report: Report) -> None:
+    def _write(self, report: Report) -> bool:
+        """Write the reports asked for; False (after one line on stderr) when one cannot be."""
         state = self.state
-        write_reports(report, state.report_path, state.junit_path, state.summary_path)
-        summary_env = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary_env and report.records:
-            with open(summary_env, "a", encoding="utf-8", errors="backslashreplace") as handle:
-                handle.write(render_markdown(report))
+        warning = append_step_summary(report, os.environ)
+        if warning:
+            self._tell(f"memspec: warning: {warning}")
+        try:
+            write_reports(report, state.report_path, state.junit_path, state.summary_path)
+        except MemspecError as exc:
+            self._tell(f"memspec: error: {exc}")
+            return False
+        return True
+
+    def _tell(self, line: str) -> None:
+        """One line on stderr, past pytest's output capture."""
+        capture = self.state.config.pluginmanager.getplugin("capturemanager")
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            print(line, file=sys.stderr, flush=True)
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
         state = self.state
-        if not state.records and not state.broken:
+        if not state.records and not state.broken and state.shard is None:
             return
         terminalreporter.write_sep("=", "memspec summary")
         report = _build_report(state)
@@ -815,14 +846,23 @@ def _write_expectations(state: _State) -> None:
 
 
 def _build_report(state: _State) -> Report:
-    info = run_info(state.adapter_spec)
-    if state.shard is not None:
-        info["shard"] = str(state.shard)
+    selection = {
+        "profiles": sorted(state.profiles),
+        "cases": sorted(state.case_ids),
+        "ops": sorted(state.ops),
+        "keyword": getattr(state.config.option, "keyword", "") or "",
+    }
     return Report(
         implementation=state.implementation or UNKNOWN_IMPLEMENTATION,
-        info=info,
+        info=run_info(
+            state.adapter_spec,
+            shard=str(state.shard or ""),
+            selection={key: value for key, value in selection.items() if value},
+        ),
         records=sorted(state.records.values(), key=lambda r: r.id),
         problems=list(state.problems),
         broken=state.broken,
         interrupted=bool(state.interrupted),
+        claims=state.claims,
+        label=state.label,
     )

@@ -13,13 +13,14 @@ import platform
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import memspec
+from memspec.exceptions import UsageError
 
 __all__ = [
     "FAILING",
@@ -27,11 +28,15 @@ __all__ = [
     "UNKNOWN_IMPLEMENTATION",
     "CaseRecord",
     "Report",
+    "append_step_summary",
+    "claims_of",
+    "nothing_ran",
     "read_report",
     "render_junit",
     "render_markdown",
     "render_run_end",
     "render_table",
+    "run_exit_status",
     "run_info",
     "skip_groups",
     "tmp_case_sensitive",
@@ -84,9 +89,11 @@ class CaseRecord:
 UNKNOWN_IMPLEMENTATION: Mapping[str, str] = {"name": "unknown", "version": "", "language": ""}
 
 
-def run_info(adapter_spec: str) -> dict[str, Any]:
-    """Host facts for the report header."""
-    return {
+def run_info(
+    adapter_spec: str, *, shard: str = "", selection: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Host facts for the report header, with the run's selection and its shard."""
+    info: dict[str, Any] = {
         "python": platform.python_version(),
         "platform": sys.platform,
         "machine": platform.machine(),
@@ -95,6 +102,16 @@ def run_info(adapter_spec: str) -> dict[str, Any]:
         "adapter": adapter_spec,
         "euid": os.geteuid() if hasattr(os, "geteuid") else None,
     }
+    if selection:
+        info["selection"] = dict(selection)
+    if shard:
+        info["shard"] = shard
+    return info
+
+
+def claims_of(handshake: Any) -> dict[str, list[str]]:
+    """What an adapter's handshake claims, as the report header keeps it."""
+    return {"profiles": list(handshake.profiles), "capabilities": list(handshake.capabilities)}
 
 
 @functools.cache
@@ -114,19 +131,38 @@ class Report:
     broken: str = ""
     """Why the adapter could not be used at all, when it could not."""
     interrupted: bool = False
+    claims: Mapping[str, Sequence[str]] | None = None
+    """The profiles and capabilities the adapter claimed, when it shook hands."""
+    label: str = ""
+    """The user's name for this run (``--label``), shown beside the implementation's."""
 
     def counts(self) -> dict[str, int]:
         tally = Counter(record.outcome for record in self.records)
         return {outcome: tally.get(outcome, 0) for outcome in OUTCOMES}
 
+    @property
+    def nothing_ran(self) -> str:
+        """Why no case ran, when none did and the footer does not already say why."""
+        if self.broken or self.interrupted:
+            return ""
+        return nothing_ran(self.records, str(self.info.get("shard", "")))
+
     def header(self) -> dict[str, Any]:
-        return {
+        from memspec._profiles import known_profiles
+
+        header: dict[str, Any] = {
             "type": "header",
             "suite_version": memspec.__version__,
             "protocol_version": memspec.PROTOCOL_VERSION,
             "implementation": dict(self.implementation),
+            "suite_profiles": list(known_profiles()),
             "run_info": dict(self.info),
         }
+        if self.claims is not None:
+            header["claims"] = {key: list(value) for key, value in self.claims.items()}
+        if self.label:
+            header["label"] = self.label
+        return header
 
     def footer(self) -> dict[str, Any]:
         footer: dict[str, Any] = {
@@ -134,6 +170,8 @@ class Report:
             "counts": self.counts(),
             "interrupted": self.interrupted,
         }
+        if self.nothing_ran:
+            footer["nothing_ran"] = self.nothing_ran
         if self.problems:
             footer["problems"] = list(self.problems)
         if self.broken:
@@ -161,20 +199,65 @@ class Report:
         os.replace(temporary, path)
 
 
+def nothing_ran(records: Sequence[CaseRecord], shard: str = "") -> str:
+    """Why no case ran (every one skipped, or none selected); empty when one did."""
+    if any(record.outcome != "skipped" for record in records):
+        return ""
+    if not records:
+        return f"shard {shard} holds none of the selected cases" if shard else "no case selected"
+    reasons = "; ".join(f"{count} {reason}" for reason, count in skip_groups(records))
+    return f"every one of the {len(records)} selected cases was skipped ({reasons})"
+
+
+def run_exit_status(report: Report, status: int) -> int:
+    """The exit status of a finished run, given pytest's.
+
+    A run in which no case ran fails (1), for nothing was checked. A shard is the
+    exception: a filter may leave fewer cases than a CI matrix has jobs, so a shard with
+    no case, or none that ran, is a complete report (0), and the merged report judges.
+    """
+    if report.info.get("shard"):
+        return 0 if status == 5 else status
+    if status == 0 and report.records and report.nothing_ran:
+        return 1
+    return status
+
+
 def write_reports(
     report: Report, report_path: str | None, junit_path: str | None, summary_path: str | None
 ) -> None:
-    """Each format asked for, rendered from the same records."""
-    if report_path:
-        report.write(Path(report_path))
-    if junit_path:
-        Path(junit_path).write_text(
-            render_junit(report), encoding="utf-8", errors="backslashreplace"
-        )
-    if summary_path:
-        Path(summary_path).write_text(
-            render_markdown(report), encoding="utf-8", errors="backslashreplace"
-        )
+    """Each format asked for, rendered from the same records; a path that cannot be
+    written is a usage error naming it."""
+    renderings: list[tuple[str | None, Callable[[Path], None]]] = [
+        (report_path, report.write),
+        (junit_path, lambda target: _write_text(target, render_junit(report))),
+        (summary_path, lambda target: _write_text(target, render_markdown(report))),
+    ]
+    for path, write in renderings:
+        if not path:
+            continue
+        try:
+            write(Path(path))
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
+
+
+def append_step_summary(report: Report, environ: Mapping[str, str]) -> str:
+    """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set; a warning
+    to print when that file cannot be written (the run's verdict does not change)."""
+    target = environ.get("GITHUB_STEP_SUMMARY")
+    if not target or not report.records:
+        return ""
+    try:
+        with open(target, "a", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(render_markdown(report))
+    except OSError as exc:
+        return f"cannot append to GITHUB_STEP_SUMMARY {target}: {exc.strerror or exc}"
+    return ""
 
 
 def read_report(path: Path) -> list[dict[str, Any]]:
@@ -285,8 +368,8 @@ def render_run_end(
             lines += ["  " + _safe(line) for line in record.message.splitlines()[:12]]
         if len(failing) > at_most:
             lines.append(
-                f"… and {len(failing) - at_most} more failing cases (see the report, "
-                "or memspec explain CASE-ID)"
+                f"… and {len(failing) - at_most} more failing cases ({_where_the_rest_are(written)}"
+                ", or memspec explain CASE-ID)"
             )
     skips = skip_groups(report.records)
     if skips:
@@ -297,8 +380,20 @@ def render_run_end(
     lines.append(", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no cases")
     lines += [f"{name}: {path}" for name, path in written]
     if report.interrupted:
-        lines.append("interrupted: the report holds the cases that ran")
+        lines.append(
+            "interrupted: the reports hold the cases that ran, and say so"
+            if written
+            else "interrupted: these are the cases that ran"
+        )
+    if report.nothing_ran:
+        lines.append(f"nothing ran: {report.nothing_ran}")
     return lines
+
+
+def _where_the_rest_are(written: Sequence[tuple[str, str]]) -> str:
+    """Where a reader finds every failure the terminal leaves out."""
+    complete = [path for name, path in written if name in ("report", "junit")]
+    return f"see {complete[0]}" if complete else "--report FILE lists them all"
 
 
 def _by_profile(records: Sequence[CaseRecord]) -> dict[str, Counter[str]]:
@@ -331,6 +426,8 @@ def render_table(report: Report) -> str:
 def render_markdown(report: Report, *, max_failures: int = 50) -> str:
     implementation = report.implementation
     title = " ".join(str(implementation.get(k, "")) for k in ("name", "version")).strip()
+    if report.label:
+        title = f"{title} ({report.label})" if title else report.label
     lines = [
         f"# memspec {memspec.__version__}: {title or 'unknown implementation'}",
         "",
@@ -346,6 +443,14 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
         lines += ["", f"**Adapter broken:** {_safe(report.broken)}"]
     if report.interrupted:
         lines += ["", "**Interrupted:** the run was stopped; these are the cases that ran."]
+    if report.nothing_ran:
+        lines += ["", f"**Nothing ran:** {_safe(report.nothing_ran)}."]
+    if report.info.get("shard"):
+        lines += [
+            "",
+            f"**Shard {report.info['shard']}:** one slice of the selected cases; "
+            "`memspec merge-reports` joins the shards into the whole run.",
+        ]
     by_op, by_requirement = todo_groups(report.records)
     if by_op:
         lines += ["", "## To do", "", "| what, op | cases |", "|---|---:|"]

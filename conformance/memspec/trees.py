@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memspec._instants import parse_instant
+from memspec._messages import abridge, describe_difference
 from memspec.compare import text_matches_pattern
 from memspec.exceptions import HostLimitation
 
@@ -245,7 +246,7 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
         elif "text_pattern" in spec:
             if not text_matches_pattern(spec["text_pattern"], entry.content):
                 problems.append(
-                    f"{path}: content {entry.content[:200]!r} does not match "
+                    f"{path}: content {abridge(_wire_text(entry.content))} does not match "
                     f"{spec['text_pattern']!r}"
                 )
         elif "text" in spec or "base64" in spec:
@@ -253,10 +254,17 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
             if "size" in spec:
                 wanted = wanted.ljust(int(spec["size"]), b"\0")
             if entry.content != wanted:
-                problems.append(
-                    f"{path}: content {entry.content[:200]!r}, expected {wanted[:200]!r}"
-                )
+                difference = describe_difference(_wire_text(wanted), _wire_text(entry.content))
+                problems.append("\n".join([f"{path}: content differs", *difference]))
     return problems
+
+
+def _wire_text(content: bytes) -> Any:
+    """File content as the protocol carries text: a string, or base64 when not UTF-8."""
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(content).decode("ascii")}
 
 
 def _compare_lines(path: str, wanted: list[str], content: bytes) -> list[str]:

@@ -39,6 +39,21 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
+def run_memspec(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``python -m memspec ARGS`` in ``cwd``, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "memspec", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 @pytest.fixture
 def memspec_cli(tmp_path: Path) -> Runner:
     """Run ``python -m memspec`` as a user would, in a scratch directory."""
@@ -46,15 +61,7 @@ def memspec_cli(tmp_path: Path) -> Runner:
     def run(
         *args: str, env: dict[str, str] | None = None, timeout: float = 300
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "memspec", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        return run_memspec(*args, cwd=tmp_path, env=env, timeout=timeout)
 
     return run
 

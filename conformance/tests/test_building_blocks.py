@@ -79,7 +79,7 @@ def test_tree_round_trip_and_comparison(tmp_path: Path) -> None:
     del changed["pipe"]
     problems = compare_tree(changed, found, str(tmp_path))
     assert problems == [
-        "a/b.md: content b'hi', expected b'bye'",
+        'a/b.md: content differs\n  expected: "bye"\n  actual:   "hi"',
         "new: missing",
         "pipe: unexpected fifo",
     ]

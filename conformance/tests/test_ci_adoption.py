@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import DATA, HERE, Runner, fake_cmd, outcomes
+from hand_reports import rewrite, write_lines
 
 from memspec._shard import parse_shard
 from memspec.exceptions import UsageError
@@ -31,12 +32,6 @@ def _usage_error(result: Any) -> str:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("memspec: error: "), result.stderr
     return str(lines[0])
-
-
-def _rewrite(source: Path, target: Path, change: Any) -> Path:
-    lines = read_report(source)
-    target.write_text("".join(json.dumps(change(line)) + "\n" for line in lines), encoding="utf-8")
-    return target
 
 
 # --- --write-expectations ------------------------------------------------------------------
@@ -177,7 +172,7 @@ def test_diff_finds_regressions_and_fixes(
     good, wrong = two_runs
     worse = memspec_cli("diff", str(good), str(wrong))
     assert worse.returncode == 1, worse.stdout
-    assert "Regressions (newly failing) (2):" in worse.stdout
+    assert "Regressions (newly failing, or no longer run) (2):" in worse.stdout
     assert "demo/echo/bang-one: passed -> failed" in worse.stdout
     assert worse.stdout.strip().endswith("2 regressions, 0 newly passing, 0 added, 0 removed")
 
@@ -189,29 +184,43 @@ def test_diff_finds_regressions_and_fixes(
     assert same.returncode == 0 and "0 regressions" in same.stdout
 
     markdown = memspec_cli("diff", "--markdown", str(good), str(wrong))
-    assert "### Regressions (newly failing) (2)" in markdown.stdout
+    assert "### Regressions (newly failing, or no longer run) (2)" in markdown.stdout
     assert "- `demo/echo/bang-one`: passed -> failed" in markdown.stdout
+
+
+def test_diff_names_each_run_by_implementation_and_label(
+    two_runs: tuple[Path, Path], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    good, wrong = two_runs
+
+    def labelled(source: Path, label: str) -> Path:
+        return rewrite(
+            source,
+            tmp_path / f"{label}.jsonl",
+            lambda line: {**line, "label": label} if line["type"] == "header" else line,
+        )
+
+    old, new = labelled(good, "main"), labelled(wrong, "pr-42")
+    result = memspec_cli("diff", "--markdown", str(old), str(new))
+    assert result.stdout.startswith("## memspec diff: fake-good 0 · main → fake-wrong 0 · pr-42\n")
 
 
 def test_diff_counts_removed_passing_cases_as_regressions(
     two_runs: tuple[Path, Path], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     good, wrong = two_runs
-    fewer = _rewrite(good, tmp_path / "fewer.jsonl", lambda line: line)
     kept = [
         line
         for line in read_report(good)
         if line.get("id") not in ("demo/echo/plain", "demo/echo/bang-one")
     ]
-    fewer.write_text("".join(json.dumps(line) + "\n" for line in kept), encoding="utf-8")
+    fewer = write_lines(tmp_path / "fewer.jsonl", kept)
     result = memspec_cli("diff", str(good), str(fewer))
     assert result.returncode == 1
     assert "Regressions (passing cases removed) (2):" in result.stdout
     # A failing case that goes is not a regression; a new case is reported as added.
     gone_failing = [line for line in read_report(wrong) if line.get("id") != "demo/echo/bang-two"]
-    (tmp_path / "gone.jsonl").write_text(
-        "".join(json.dumps(x) + "\n" for x in gone_failing), encoding="utf-8"
-    )
+    write_lines(tmp_path / "gone.jsonl", gone_failing)
     result = memspec_cli("diff", str(wrong), str(tmp_path / "gone.jsonl"))
     assert result.returncode == 0 and "Removed (1):" in result.stdout
     result = memspec_cli("diff", str(tmp_path / "gone.jsonl"), str(wrong))
@@ -231,7 +240,7 @@ def test_diff_refuses_bad_input(
     assert "not a memspec report" in _usage_error(
         memspec_cli("diff", str(good), str(tmp_path / "headless.jsonl"))
     )
-    other = _rewrite(
+    other = rewrite(
         good,
         tmp_path / "other-suite.jsonl",
         lambda line: {**line, "suite_version": "9.9.9"} if line["type"] == "header" else line,
@@ -319,7 +328,7 @@ def test_merge_refuses_reports_that_are_not_shards_of_one_run(
         memspec_cli("merge-reports", str(one), str(one), "-o", out)
     )
     assert "2/2 missing" in _usage_error(memspec_cli("merge-reports", str(one), "-o", out))
-    other = _rewrite(
+    other = rewrite(
         one,
         tmp_path / "other.jsonl",
         lambda line: {**line, "suite_version": "9.9.9"} if line["type"] == "header" else line,

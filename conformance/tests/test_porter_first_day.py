@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import HERE, Runner, demo_records, fake_cmd, outcomes
+from hand_reports import stopped_run
 
 from memspec._cli import _parser
 from memspec._messages import describe_difference, visible
@@ -341,40 +342,13 @@ def test_an_interrupted_run_writes_complete_reports_and_cleans_up(
     signum: int, code: int, demo_env: dict[str, str], tmp_path: Path
 ) -> None:
     report = tmp_path / "r.jsonl"
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    env = {**demo_env, "TMPDIR": str(scratch)}
     token = f"interrupt-{os.getpid()}-{signum}"  # names this test's adapter process alone
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "memspec",
-            "run",
-            "--adapter",
-            f"{fake_cmd('hang')} {token}",
-            "--timeout",
-            "300",
-            "--report",
-            str(report),
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(scratch.glob("memspec-*")):
-        time.sleep(0.1)
-    time.sleep(0.5)
-    process.send_signal(signum)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == code, stderr
+    result = stopped_run(report, token, env=demo_env, cwd=tmp_path, signum=signum)
+    assert result.returncode == code, result.stderr
     lines = read_report(report)
     assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
     assert lines[-1]["interrupted"] is True
-    assert not list(scratch.glob("memspec-*"))
+    assert not list((tmp_path / "tmp").glob("memspec-*"))
     hung = subprocess.run(["pgrep", "-f", token], capture_output=True, text=True, check=False)
     assert hung.stdout.strip() == ""
 
