@@ -30,23 +30,29 @@ from memspec._op_schemas import (
     wire_file,
 )
 from memspec.cases import Case
+from memspec.trees import substitute
 
 __all__ = ["SchemaCheck", "check_fixtures", "schema_problems"]
 
-# What ${ROOT} and the concurrency tokens stand for while a fixture is validated.
+# What ${ROOT} and the concurrency tokens stand for while a fixture is validated: the
+# harness's own substitution, so that lint sees what an adapter is sent.
 _ROOT = "/memspec-lint-root"
-_TOKENS = {"${ROOT}": _ROOT, "${WORKER}": "0", "${ITERATION}": "0"}
+_CONCURRENCY_TOKENS = {"${WORKER}": "0", "${ITERATION}": "0"}
 
 
 def _substitute(value: Any) -> Any:
+    return substitute(_concurrency_substituted(value), _ROOT)
+
+
+def _concurrency_substituted(value: Any) -> Any:
     if isinstance(value, str):
-        for token, replacement in _TOKENS.items():
+        for token, replacement in _CONCURRENCY_TOKENS.items():
             value = value.replace(token, replacement)
         return value
     if isinstance(value, list):
-        return [_substitute(item) for item in value]
+        return [_concurrency_substituted(item) for item in value]
     if isinstance(value, dict):
-        return {key: _substitute(item) for key, item in value.items()}
+        return {key: _concurrency_substituted(item) for key, item in value.items()}
     return value
 
 

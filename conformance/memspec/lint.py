@@ -7,18 +7,19 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from memspec._case_paths import OpPaths, case_path_problems, load_op_paths
 from memspec._data import fixtures_dir, spec_dir
+from memspec._divergences import PAGE, DivergencePage, entries_named, read_divergence_page
 from memspec._op_lint import check_fixtures, schema_problems
 from memspec._profiles import profile_of_op, profile_of_requirement
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
+from memspec.exceptions import FixtureError
 from memspec.requirements import load_requirements
 from memspec.suite.registry import RegisteredCase, registered_cases
 
 __all__ = ["lint", "spec_ops"]
 
 _OP_ROW = re.compile(r"^\|\s*`([a-z]+\.[a-z_]+)`\s*\|")
-_CASE_ID = re.compile(r"\b([a-z0-9]+(?:/[a-z0-9][a-z0-9-]*){2,})\b")
-DIVERGENCES_PAGE = "divergences.md"
 
 
 def spec_ops(root: Path | None = None) -> set[str]:
@@ -86,7 +87,8 @@ def lint(
     known = {r.id for r in requirements}
     ops = spec_ops(spec_root)
     seen: dict[str, Path] = {}
-    diverging: set[str] = set()
+    diverging: dict[str, Case] = {}
+    path_tables: dict[str, dict[str, OpPaths]] = {}
     files = fixture_files(fixtures_root)
     checked: list[Case] = []
     if not files:
@@ -113,8 +115,13 @@ def lint(
         seen[case.id] = path
         checked.append(case)
         if case.divergence:
-            diverging.add(case.id)
+            diverging[case.id] = case
         problems.extend(_case_problems(case, where))
+        if case.profile not in path_tables:
+            path_tables[case.profile] = _op_paths(fixtures_root, case.profile, ops, problems)
+        problems.extend(
+            f"{where}: {problem}" for problem in case_path_problems(case, path_tables[case.profile])
+        )
         for requirement_id in case.requirements:
             if requirement_id not in known:
                 problems.append(f"{where}: unknown requirement id {requirement_id}")
@@ -132,24 +139,34 @@ def lint(
     problems.extend(schema_problems(ops, profiles))
     if notes is not None:
         notes.append(schemas.summary())
-    named = _named_on_divergences_page(spec_root)
     registered = registered_cases()
-    problems.extend(_divergence_problems(named, seen, diverging, registered))
-    problems.extend(_registered_problems(named or set(), known, registered))
+    page_path = spec_root / PAGE
+    page = read_divergence_page(page_path) if page_path.is_file() else None
+    problems.extend(_divergence_problems(page, seen, diverging, registered))
+    problems.extend(_registered_problems(known, registered))
     return problems
 
 
-def _named_on_divergences_page(spec_root: Path) -> set[str] | None:
-    """Every case id the divergences page names; None when there is no such page."""
-    page = spec_root / DIVERGENCES_PAGE
-    return set(_CASE_ID.findall(page.read_text(encoding="utf-8"))) if page.is_file() else None
+def _op_paths(
+    fixtures_root: Path, profile: str, ops: set[str], problems: list[str]
+) -> dict[str, OpPaths]:
+    """The profile's path declarations, each op of its Operations tables declared once."""
+    try:
+        table = load_op_paths(fixtures_root / profile)
+    except FixtureError as exc:
+        problems.append(str(exc))
+        return {}
+    mine = {op for op in ops if profile_of_op(op) == profile}
+    where = f"{profile}/_paths.json"
+    problems.extend(f"{where}: does not declare {op}" for op in sorted(mine - set(table)))
+    problems.extend(
+        f"{where}: declares {op}, which no spec table has" for op in sorted(set(table) - mine)
+    )
+    return table
 
 
-def _registered_problems(
-    named: set[str], known: set[str], registered: list[RegisteredCase]
-) -> list[str]:
-    """Suite tests: known requirements, and the divergences page names each that
-    reaches a divergence."""
+def _registered_problems(known: set[str], registered: list[RegisteredCase]) -> list[str]:
+    """Suite tests name known requirements."""
     problems = []
     specified = {profile_of_requirement(requirement_id) for requirement_id in known}
     for entry in registered:
@@ -158,36 +175,49 @@ def _registered_problems(
         for requirement_id in entry.requirements:
             if requirement_id not in known:
                 problems.append(f"suite {entry.id}: unknown requirement id {requirement_id}")
-        if entry.divergences and entry.id not in named:
-            problems.append(
-                f"suite {entry.id}: reaches {', '.join(entry.divergences)} but "
-                f"spec/{DIVERGENCES_PAGE} does not name it"
-            )
     return problems
 
 
 def _divergence_problems(
-    named: set[str] | None,
+    page: DivergencePage | None,
     cases: dict[str, Path],
-    diverging: set[str],
+    diverging: dict[str, Case],
     registered: list[RegisteredCase],
 ) -> list[str]:
-    """Every case id named on the divergences page exists, and every case with a
-    ``divergence`` field is named there. ``named`` is None when the page is missing."""
-    if named is None:
-        return [f"spec: {DIVERGENCES_PAGE} is missing"] if diverging else []
+    """Each case naming a divergence is listed under that entry of the divergences page,
+    and each case an entry lists exists and names it: fixture cases through their
+    ``divergence`` field, suite tests through ``divergences``. ``page`` is None when
+    there is no page."""
+    where = f"spec/{PAGE}"
+    if page is None:
+        return [f"spec: {PAGE} is missing"] if diverging else []
+    problems = list(page.problems)
+    names: dict[str, set[str]] = {}
+    for case_id, case in sorted(diverging.items()):
+        named, unnamed = entries_named(case.divergence, case.profile)
+        problems.extend(
+            f"{case_id}: divergence {part[:60]!r} does not start with an entry "
+            f"(`{case.profile}#<row>: ...`)"
+            for part in unnamed
+        )
+        names[case_id] = set(named)
+    suite = {entry.id: entry for entry in registered}
+    for entry in registered:
+        if entry.divergences:
+            names[entry.id] = set(entry.divergences)
     of_cases = {case_id.split("/", 1)[0] for case_id in cases}
-    fixture_ids = {
-        case_id
-        for case_id in named
-        if case_id.split("/", 1)[0] in of_cases and not case_id.endswith("/crash-points")
-    } - {entry.id for entry in registered}
-    problems = [
-        f"spec/{DIVERGENCES_PAGE}: names {case_id!r}, which is no case"
-        for case_id in sorted(fixture_ids - set(cases))
-    ]
-    problems += [
-        f"{case_id}: has a divergence field but spec/{DIVERGENCES_PAGE} does not name it"
-        for case_id in sorted(diverging - fixture_ids)
-    ]
+    for case_id, entries in sorted(names.items()):
+        for name in sorted(entries):
+            if name not in page.entries:
+                problems.append(f"{case_id}: names {name}, which {where} does not have")
+            elif case_id not in page.entries[name].cases:
+                problems.append(f"{case_id}: names {name} but is not listed under it in {where}")
+    for name, listed in sorted(page.entries.items()):
+        for case_id in sorted(listed.cases):
+            base = case_id.removesuffix("/crash-points")
+            if base not in cases and base not in suite:
+                if base.split("/", 1)[0] in of_cases:
+                    problems.append(f"{where}: {name} lists {case_id!r}, which is no case")
+            elif name not in names.get(base, set()):
+                problems.append(f"{where}: {name} lists {case_id}, which does not name it")
     return problems

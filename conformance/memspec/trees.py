@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import fnmatch
+import hashlib
 import os
+import re
 import shutil
 import socket
 import stat
@@ -30,6 +32,7 @@ __all__ = [
     "read_tree",
     "remove_tree",
     "substitute",
+    "substitute_tree",
     "unsubstitute",
 ]
 
@@ -37,15 +40,38 @@ ROOT_TOKEN = "${ROOT}"
 DEFAULT_MTIME = "2026-01-01T00:00:00Z"
 
 
+_DIGEST_TOKEN = re.compile(r"\$\{sha256-16:([^}]*)\}")
+
+
+def _digest(match: re.Match[str]) -> str:
+    return hashlib.sha256(match.group(1).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
 def substitute(value: Any, root: str) -> Any:
-    """Replace ``${ROOT}`` in every string inside ``value``."""
+    """Replace ``${ROOT}`` in every string inside ``value``, then each
+    ``${sha256-16:TEXT}`` by the first 16 hex digits of the SHA-256 of TEXT."""
     if isinstance(value, str):
-        return value.replace(ROOT_TOKEN, root)
+        return _DIGEST_TOKEN.sub(_digest, value.replace(ROOT_TOKEN, root))
     if isinstance(value, list):
         return [substitute(item, root) for item in value]
     if isinstance(value, dict):
         return {key: substitute(item, root) for key, item in value.items()}
     return value
+
+
+_SUBSTITUTED_MEMBERS = ("symlink", "text", "lines_any_order")
+
+
+def substitute_tree(tree: Mapping[str, Mapping[str, Any]], root: str) -> dict[str, Any]:
+    """A tree with the tokens substituted in its paths, its symlink targets and the
+    content given as text (not in base64 content, nor in a ``text_pattern``)."""
+    return {
+        substitute(path, root): {
+            member: substitute(value, root) if member in _SUBSTITUTED_MEMBERS else value
+            for member, value in spec.items()
+        }
+        for path, spec in tree.items()
+    }
 
 
 def unsubstitute(text: str, root: str) -> str:
@@ -71,6 +97,7 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
     changes a parent's pinned mtime nor fails for want of a permission.
     """
     root_text = str(root)
+    tree = substitute_tree(tree, root_text)
     for relative in sorted(tree):
         spec = tree[relative]
         target = root / relative
@@ -193,6 +220,7 @@ def compare_tree(
 
     Paths matching a pattern of ``ignore`` (or below one that does) are left out of both.
     """
+    expected = substitute_tree(expected, root)
     if ignore:
         expected = {k: v for k, v in expected.items() if not ignored(k, ignore)}
         actual = {k: v for k, v in actual.items() if not ignored(k, ignore)}

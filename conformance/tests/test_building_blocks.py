@@ -11,7 +11,6 @@ import pytest
 
 import memspec.compare
 from memspec.compare import json_equal, text_bytes, text_matches_pattern
-from memspec.lint import _divergence_problems, _named_on_divergences_page
 from memspec.requirements import parse_requirements
 from memspec.trees import compare_tree, materialise, read_tree, remove_tree, substitute
 
@@ -115,16 +114,6 @@ def test_requirements_skip_fenced_examples_and_join_continuations() -> None:
         ("X-Y-003", "MAY", "optional", "Area"),
     ]
     assert found[0].mandatory and not found[1].mandatory
-
-
-def test_divergence_page_and_cases_must_agree(tmp_path: Path) -> None:
-    (tmp_path / "divergences.md").write_text("Cases: demo/echo/a, demo/echo/gone.\n")
-    cases = {"demo/echo/a": Path("a"), "demo/echo/b": Path("b")}
-    named = _named_on_divergences_page(tmp_path)
-    assert _divergence_problems(named, cases, {"demo/echo/a", "demo/echo/b"}, []) == [
-        "spec/divergences.md: names 'demo/echo/gone', which is no case",
-        "demo/echo/b: has a divergence field but spec/divergences.md does not name it",
-    ]
 
 
 def test_case_schema_accepts_every_shipped_fixture() -> None:

@@ -7,12 +7,7 @@ the adapter with the reference.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Literal
 
 from hypothesis import given, settings
@@ -20,6 +15,7 @@ from hypothesis import strategies as st
 
 from memspec.adapters import Adapter
 from memspec.compare import json_equal, text_bytes
+from memspec.suite._factstore import scratch_store
 from memspec.suite._support import reference_result, reply, result
 from memspec.suite.registry import suite_case
 
@@ -49,17 +45,6 @@ bodies = st.text(
 ).map(lambda s: s.strip("\n"))
 
 
-@contextmanager
-def _store(adapter: Adapter) -> Iterator[dict[str, str]]:
-    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-factstore-"))
-    if adapter.tree_owner is not None:
-        os.chown(directory, *adapter.tree_owner)
-    try:
-        yield {"global_dir": f"{directory}/g", "project_dir": f"{directory}/p"}
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
 @suite_case(
     "factstore/write/property-write-read-round-trip", "FACTSTORE-FMT-010", "FACTSTORE-WRITE-005"
 )
@@ -79,7 +64,7 @@ def test_write_then_read_round_trips(
         "body": body,
     }
     scope = "global" if fact_type in ("user", "feedback") else "project"
-    with _store(memspec_adapter) as store:
+    with scratch_store(memspec_adapter) as store:
         response = reply(memspec_adapter, "factstore.write", {**store, "memory": memory})
         if response.is_error:
             assert response.error_kind == "invalid-input", response.error_message
@@ -125,6 +110,44 @@ def test_parse_answers_every_text(memspec_adapter: Adapter, content: str) -> Non
     else:
         assert response.result["type"] in ("user", "feedback", "project", "reference")
         assert response.result["durable"] == (response.result["invalidate_when"] == "")
+
+
+_HEADER_PIECES = st.sampled_from(
+    ["name: a", "  name:b", "description: d", "type: user", "x: 1", "names: n", "---", ""]
+)
+
+
+@suite_case(
+    "factstore/format/property-rename-changes-only-the-name-line",
+    "FACTSTORE-FMT-011",
+    divergences=("factstore#15",),
+)
+@settings(deadline=None)
+@given(
+    opening=st.sampled_from(["---\n", "---\r\n", "--- \n", "x\n"]),
+    pieces=st.lists(st.tuples(_HEADER_PIECES, st.sampled_from(["\n", "\r\n"])), max_size=6),
+    body=st.sampled_from(["", "body", "name: in body\n"]),
+)
+def test_rename_changes_only_the_name_line(
+    memspec_adapter: Adapter, opening: str, pieces: list[tuple[str, str]], body: str
+) -> None:
+    """rename_fact_header changes at most one line (split at LF) of any file, into the new
+    name line, and keeps every other line, whatever the mix of line endings."""
+    content = (opening + "".join(text + ending for text, ending in pieces) + body).encode()
+    renamed = text_bytes(
+        result(
+            memspec_adapter,
+            "factstore.rename_fact_header",
+            {"content": content.decode(), "name": "z-9"},
+        )
+    )
+    assert renamed is not None
+    before, after = content.split(b"\n"), renamed.split(b"\n")
+    assert len(after) == len(before)
+    changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert len(changed) <= 1
+    for index in changed:
+        assert after[index] in (b"name: z-9", b"name: z-9\r")
 
 
 @suite_case(

@@ -246,6 +246,7 @@ def test_list_order(memspec_adapter: Adapter, rows: list[tuple[str, int]]) -> No
     """Rows list by created_at descending, then path descending in byte order."""
     with _scratch() as root:
         store = os.path.join(root, "store")
+        rows = [(f"{root}/{path}", created) for path, created in rows]
         for path, created in rows:
             result(
                 memspec_adapter,

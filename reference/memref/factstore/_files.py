@@ -19,12 +19,14 @@ __all__ = [
     "NotRegular",
     "exists",
     "flocked",
+    "go_rename",
     "is_dir",
     "kind_of",
     "list_dir",
     "mkdir_all",
     "op_error",
     "path_error",
+    "read_dir_names",
     "read_regular",
     "sync_directory",
     "write_file_atomic",
@@ -179,13 +181,7 @@ def write_file_atomic(path: str, data: bytes, *, sync_dir: bool = True) -> None:
         _discard(temporary)
         raise SaveError("writing", path_error("write", temporary, exc), exc) from exc
     try:
-        try:
-            if stat.S_ISDIR(os.lstat(path).st_mode):
-                raise OSError(errno.EEXIST, "file exists")
-        except FileNotFoundError:
-            pass
-        mutation("rename")
-        os.rename(temporary, path)
+        go_rename(temporary, path)
     except OSError as exc:
         _discard(temporary)
         message = f"rename {temporary} {path}: {errno_text(exc.errno)}"
@@ -195,6 +191,33 @@ def write_file_atomic(path: str, data: bytes, *, sync_dir: bool = True) -> None:
         raise
     if sync_dir:
         sync_directory(directory)
+
+
+def go_rename(old: str, new: str) -> None:
+    """Go's os.Rename: onto an existing directory it fails with EEXIST ("file exists"),
+    where rename(2) would say EISDIR."""
+    try:
+        if stat.S_ISDIR(os.lstat(new).st_mode):
+            raise OSError(errno.EEXIST, "file exists")
+    except FileNotFoundError:
+        pass
+    mutation("rename")
+    os.rename(old, new)
+
+
+def read_dir_names(path: str) -> list[str] | None:
+    """os.ReadDir's names, or None when ``path`` does not exist; raises OSError (with
+    Go's ``open <p>: ...`` text in ``strerror``) for anything else, a file included."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OSError(exc.errno, path_error("open", path, exc)) from exc
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
 
 
 def sync_directory(directory: str) -> None:

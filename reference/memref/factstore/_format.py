@@ -298,27 +298,31 @@ def parse_fact(content: str) -> Memory:
 
 
 def rename_fact_header(data: bytes, name: str) -> bytes:
-    """Rewrite only the ``name:`` line of a fact's frontmatter (the last one, as the parser
-    reads it); anything else, line endings included, is kept. Unchanged without a
-    frontmatter, without a ``name`` key, or when the frontmatter is unterminated."""
-    lines = data.split(b"\n")
-    if trim_space(decode(lines[0]).removesuffix("\r")) != "---":
+    """moa's renameFactHeader: the first ``name`` line of the frontmatter becomes
+    ``name: <name>``; unchanged without a ``---\n`` or ``---\r\n`` opening, without a
+    closing ``---`` line, or without a ``name`` key.
+
+    The lines are split on the opening's own line ending. In a file opening ``---\r\n``
+    one such line may hold bare ``\n`` line breaks; only the ``\n`` line holding the
+    key's colon is replaced, where moa would replace them all."""
+    if data.startswith(b"---\r\n"):
+        separator = b"\r\n"
+    elif data.startswith(b"---\n"):
+        separator = b"\n"
+    else:
         return data
-    end = -1
-    for index in range(1, len(lines)):
-        if trim_space(decode(lines[index]).removesuffix("\r")) == "---":
-            end = index
-            break
-    if end < 0:
-        return data
-    target = -1
-    for index in range(1, end):
-        pair = split_kv(decode(lines[index]).removesuffix("\r"))
-        if pair is not None and pair[0] == "name":
-            target = index
-    if target < 0:
-        return data
-    line = lines[target]
-    cr = b"\r" if line.endswith(b"\r") else b""
-    lines[target] = b"name: " + encode(name) + cr
-    return b"\n".join(lines)
+    lines = data.split(separator)
+    closing = next((i for i in range(1, len(lines)) if trim_space(decode(lines[i])) == "---"), None)
+    for index in range(1, closing or 0):
+        key, colon, _ = lines[index].partition(b":")
+        if colon and trim_space(decode(key)) == "name":
+            lines[index] = _renamed_line(lines[index], encode(name))
+            return separator.join(lines)
+    return data
+
+
+def _renamed_line(line: bytes, name: bytes) -> bytes:
+    colon = line.index(b":")
+    start = line.rfind(b"\n", 0, colon) + 1
+    stop = line.find(b"\n", colon)
+    return line[:start] + b"name: " + name + (line[stop:] if stop >= 0 else b"")

@@ -38,6 +38,7 @@ from memref.factstore._files import (
     mkdir_all,
     mkdir_message,
     path_error,
+    read_dir_names,
     read_regular,
     sync_directory,
     write_file_atomic,
@@ -237,6 +238,14 @@ def _collect(store: _Store) -> list[_Variant]:
 
 
 def _existing(project_dir: str) -> dict[str, bytes]:
+    """The destination's facts; a destination that exists but cannot be listed (a file in
+    its place) stops the run, as it would stop moa's os.ReadDir."""
+    try:
+        listed = read_dir_names(project_dir)
+    except OSError as exc:
+        raise OpError(kind_of(exc), f"memory: reading {project_dir}: {exc.strerror}") from exc
+    if listed is None:
+        return {}
     return {name[:-3]: _read(os.path.join(project_dir, name)) for name in _fact_files(project_dir)}
 
 
@@ -260,7 +269,7 @@ def _hold(kept: dict[str, dict[str, bytes]], name: str, data: bytes) -> None:
 
 
 def _merge(project_dir: str, variants: list[_Variant], skip: dict[str, set[str]]) -> list[str]:
-    dest = _existing(project_dir) if is_dir(project_dir) else {}
+    dest = _existing(project_dir)
     kept: dict[str, dict[str, bytes]] = {}
     for held_name, held in dest.items():
         _hold(kept, held_name, held)
@@ -509,12 +518,7 @@ def _migrate_locked(
         for s, cwd in unattributed
         if s.facts > 0 and cwd and _could_belong_to(os.path.join(base, cwd), key, env)
     ]
-    pending_hashes = {p.hash for p in pending}
-    orphans = [
-        StoreEntry(s.hash, cwd, s.facts)
-        for s, cwd in unattributed
-        if s.facts > 0 and s.hash not in pending_hashes
-    ]
+    orphans = [StoreEntry(s.hash, cwd, s.facts) for s, cwd in unattributed if s.facts > 0]
     copied_now = sorted(entries.values(), key=lambda e: encode(e.hash))
     _update_ledger(config_dir, {s.hash for s, _ in sources} | set(entries), orphans, now)
     document: dict[str, Any] = {

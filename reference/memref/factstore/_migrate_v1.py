@@ -6,13 +6,13 @@ import errno
 import os
 import re
 
-from memref._faults import mutation
 from memref._gostr import decode, encode, errno_text, trim_space
 from memref.errors import OpError
 from memref.factstore._constants import V1_BACKUP_FILE, V1_DESCRIPTION, V1_FACT_NAME
 from memref.factstore._files import (
     ReadError,
     SaveError,
+    go_rename,
     kind_of,
     list_dir,
     mkdir_all,
@@ -46,8 +46,12 @@ def first_free(directory: str, name: str) -> str:
     return f"{name}-{n}"
 
 
-def _held(project_dir: str, data: bytes, content: str) -> bool:
+def _held(project_dir: str, data: bytes) -> bool:
+    """Whether a ``notas-legado-v1[-*]`` file holds the notes: its trimmed bytes equal the
+    new fact's (or those with the file's own name in the ``name:`` line), or its parsed
+    body equals the new fact's parsed body."""
     wanted = trim_space(decode(data))
+    body = parse_fact(decode(data)).body
     for filename, _ in list_dir(project_dir):
         if not filename.endswith(".md") or not _HELD.fullmatch(filename[:-3]):
             continue
@@ -59,7 +63,7 @@ def _held(project_dir: str, data: bytes, content: str) -> bool:
         if have == wanted or have == trim_space(decode(rename_fact_header(data, filename[:-3]))):
             return True
         try:
-            if parse_fact(decode(existing)).body == content:
+            if parse_fact(decode(existing)).body == body:
                 return True
         except FactFormatError:
             continue
@@ -69,8 +73,7 @@ def _held(project_dir: str, data: bytes, content: str) -> bool:
 def _retire(flat: str) -> None:
     backup = os.path.join(os.path.dirname(flat), V1_BACKUP_FILE)
     try:
-        mutation("rename")
-        os.rename(flat, backup)
+        go_rename(flat, backup)
     except OSError as exc:
         if exc.errno == errno.ENOENT:
             return  # another run retired it first
@@ -91,10 +94,10 @@ def migrate_v1_if_needed(flat: str, project_dir: str) -> bool:
     try:
         mkdir_all(project_dir, 0o700)
     except OSError as exc:
-        raise OpError(kind_of(exc), f"creating memory dir: {mkdir_message(exc)}") from exc
+        raise OpError(kind_of(exc), mkdir_message(exc)) from exc
     data = v1_fact_bytes(content)
     wrote = False
-    if not _held(project_dir, data, content):
+    if not _held(project_dir, data):
         # A different fact already holding the name is kept; the notes take a suffix.
         target = first_free(project_dir, V1_FACT_NAME)
         if target != V1_FACT_NAME:

@@ -96,21 +96,20 @@ def _session(data: bytes) -> tuple[int, str]:
         if not isinstance(metadata, dict):
             raise _Bad
         value = metadata.get("cwd")
-        if value is not None and not isinstance(value, str):
-            raise _Bad
-        cwd = value or ""
+        cwd = value if isinstance(value, str) else ""
     return when, cwd
 
 
 def scan_cwds(sessions_dir: str) -> ScanResult:
-    """Distinct cwds, newest first (ties by cwd), with the unreadable and cwd-less counts."""
+    """Distinct cwds, newest first, with the unreadable and cwd-less counts. Sessions are
+    read in directory order (names in byte order), and equal times keep that order."""
     result = ScanResult()
-    newest: dict[str, int] = {}
-    for scope, mode in sorted(list_dir(sessions_dir)):
+    sessions: list[tuple[int, str]] = []
+    for scope, mode in sorted(list_dir(sessions_dir), key=lambda e: os.fsencode(e[0])):
         directory = os.path.join(sessions_dir, scope)
         if not stat.S_ISDIR(mode):
             continue
-        for filename, file_mode in sorted(list_dir(directory)):
+        for filename, file_mode in sorted(list_dir(directory), key=lambda e: os.fsencode(e[0])):
             if not filename.endswith(".json"):
                 continue
             path = os.path.join(directory, filename)
@@ -129,7 +128,7 @@ def scan_cwds(sessions_dir: str) -> ScanResult:
             if cwd == "":
                 result.no_cwd += 1
                 continue
-            if cwd not in newest or when > newest[cwd]:
-                newest[cwd] = when
-    result.cwds = sorted(newest, key=lambda cwd: (-newest[cwd], cwd))
+            sessions.append((when, cwd))
+    newest_first = sorted(sessions, key=lambda session: -session[0])
+    result.cwds = list(dict.fromkeys(cwd for _, cwd in newest_first))
     return result

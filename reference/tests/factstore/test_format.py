@@ -95,3 +95,24 @@ def test_serialize_parse_round_trip(when: str, body: str, description: str) -> N
         when == "",
         body,
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "want"),
+    [
+        (b"---\nname: a\nname: b\n---\n", "b-2", b"---\nname: b-2\nname: b\n---\n"),
+        (b"--- \nname: a\n---\n", "y", b"--- \nname: a\n---\n"),
+        (b"\xef\xbb\xbf---\nname: a\n---\n", "y", b"\xef\xbb\xbf---\nname: a\n---\n"),
+        (b"---\nname: x\r\n---\n", "y", b"---\nname: y\n---\n"),
+        (
+            b"---\r\nname: a\ndescription: d\ntype: project\r\n---\n\r\nbody",
+            "y",
+            b"---\r\nname: y\ndescription: d\ntype: project\r\n---\n\r\nbody",
+        ),
+        (b"---\r\n\nname: a\r\n---\r\n", "y", b"---\r\n\nname: y\r\n---\r\n"),
+    ],
+)
+def test_rename_follows_moa_and_keeps_the_lines_a_crlf_line_holds(
+    data: bytes, name: str, want: bytes
+) -> None:
+    assert rename_fact_header(data, name) == want

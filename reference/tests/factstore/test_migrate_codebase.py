@@ -213,3 +213,46 @@ def test_corrupt_session_then_fixed(tmp_path: Path) -> None:
     assert [m.name for m in list_facts(dirs)] == ["w"]
     record = load_record(str(Path(dirs.project_dir).parent / "memory-migration.json"))
     assert record is not None and record.complete
+
+
+def test_scan_ties_keep_directory_order_and_a_non_string_cwd_is_no_cwd(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    same = '"updated":"2026-02-01T00:00:00Z"'
+    put(sessions / "b" / "1.json", '{"id":"1",' + same + ',"metadata":{"cwd":"/a"}}')
+    put(sessions / "a" / "2.json", '{"id":"2",' + same + ',"metadata":{"cwd":"/c"}}')
+    put(sessions / "a" / "1.json", '{"id":"3",' + same + ',"metadata":{"cwd":"/d"}}')
+    put(sessions / "a" / "3.json", '{"id":"4","metadata":{"cwd":7}}')
+    result = scan_cwds(str(sessions))
+    assert result.cwds == ["/d", "/c", "/a"]
+    assert (result.unreadable, result.no_cwd) == (0, 1)
+
+
+def test_a_file_as_the_destination_stops_the_run_when_read(tmp_path: Path) -> None:
+    config = tmp_path / "cfg"
+    put(config / "projects" / project_hash(WS) / "memory" / "a.md", fact_bytes("a"))
+    destination = Path(new_store(str(config), WS).project_dir)
+    put(destination, "a file")
+    with pytest.raises(OpError) as stopped:
+        migrate_codebase(str(config), WS, NOW)
+    assert (stopped.value.kind, stopped.value.message) == (
+        "not-a-directory",
+        f"memory: reading {destination}: open {destination}: not a directory",
+    )
+    assert destination.read_text() == "a file"
+
+
+def test_a_pending_store_is_in_the_ledger_too(tmp_path: Path) -> None:
+    repo, _ = repo_with_worktree(tmp_path)
+    config = tmp_path / "cfg"
+    gone = str(repo / "gone-wt")
+    put(config / "projects" / project_hash(gone) / "memory" / "wip.md", fact_bytes("wip"))
+    put(config / "sessions" / "s" / "1.json", json.dumps({"id": "1", "metadata": {"cwd": gone}}))
+    migrate_codebase(str(config), str(repo), NOW, {"PATH": os.environ["PATH"]})
+    record = load_record(
+        str(Path(new_store(str(config), str(repo)).project_dir).parent / "memory-migration.json")
+    )
+    assert record is not None and [p.hash for p in record.pending] == [project_hash(gone)]
+    ledger = json.loads((config / "codebases" / "orphaned-memory.json").read_text())
+    assert [(s["hash"], s["last_known_cwd"]) for s in ledger["stores"]] == [
+        (project_hash(gone), gone)
+    ]

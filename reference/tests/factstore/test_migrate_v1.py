@@ -6,12 +6,17 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
+from memref.errors import OpError
 from memref.factstore import (
     StoreDirs,
     list_facts,
+    migrate_v1_if_needed,
     new_store,
     project_hash,
 )
+from memref.factstore._migrate_v1 import v1_fact_bytes
 
 from .support import (
     WS,
@@ -41,3 +46,33 @@ def test_sibling_v1_notes_are_wrapped(tmp_path: Path) -> None:
     assert [m.name for m in facts] == ["notas-legado-v1"]
     assert facts[0].body == "# sibling notes"
     assert (config / "projects" / project_hash(str(wt)) / "MEMORY.md").exists()
+
+
+def test_a_crlf_copy_holds_the_notes(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    notes = "# old memory\n- fact one\n"
+    copy = v1_fact_bytes(notes).replace(b"\n", b"\r\n")
+    put(project / "notas-legado-v1-2.md", copy)
+    flat = put(tmp_path / "MEMORY.md", notes)
+    assert migrate_v1_if_needed(str(flat), str(project)) is False
+    assert sorted(os.listdir(project)) == ["notas-legado-v1-2.md"]
+    assert (tmp_path / "MEMORY.md.v1.bak").read_text() == notes
+
+
+def test_failures_use_gos_words(tmp_path: Path) -> None:
+    flat = put(tmp_path / "MEMORY.md", "notes")
+    put(tmp_path / "codebases", "a file")
+    with pytest.raises(OpError) as made:
+        migrate_v1_if_needed(str(flat), str(tmp_path / "codebases" / "k" / "memory"))
+    assert (made.value.kind, made.value.message) == (
+        "not-a-directory",
+        f"mkdir {tmp_path}/codebases: not a directory",
+    )
+    (tmp_path / "MEMORY.md.v1.bak").mkdir()
+    with pytest.raises(OpError) as renamed:
+        migrate_v1_if_needed(str(flat), str(tmp_path / "p"))
+    assert (renamed.value.kind, renamed.value.message) == (
+        "exists",
+        f"rename {flat} {tmp_path}/MEMORY.md.v1.bak: file exists",
+    )
+    assert flat.exists() and sorted(os.listdir(tmp_path / "p")) == ["notas-legado-v1.md"]
