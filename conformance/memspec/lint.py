@@ -10,8 +10,10 @@ from pathlib import Path
 from memspec._case_paths import OpPaths, case_path_problems, load_op_paths
 from memspec._data import fixtures_dir, spec_dir
 from memspec._divergences import PAGE, DivergencePage, entries_named, read_divergence_page
+from memspec._model_text import expected_leaks
 from memspec._op_lint import check_fixtures, schema_problems
 from memspec._profiles import profile_of_op, profile_of_requirement
+from memspec._race import race_problems
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.exceptions import FixtureError
 from memspec.requirements import load_requirements
@@ -66,7 +68,10 @@ def _case_problems(case: Case, where: str) -> list[str]:
                 f"{where}: step {index} expects {len(step.expect.results)} "
                 "results, not workers × repeat"
             )
-    return problems
+        for expected in (step.expect, *(step.expect.any_of or ())):
+            if expected.has_result and expected_leaks(step.op, expected.result):
+                problems.append(f"{where}: step {index} expects a host path in model text")
+    return problems + race_problems(case, where)
 
 
 def lint(
