@@ -4,48 +4,54 @@ case's directory.
 A path is a string the adapter is to use as a place in the file system: an argument an
 op reads, writes, lists, resolves, runs a process in, or keeps for a later op that does;
 a path such an op returns; a symlink target; a git argument or working directory of a
-set-up action. Each profile says which members of each op's arguments and result are
-paths in ``fixtures/<profile>/_paths.json``: ``{"ops": {"<op>": {"args": [...],
-"result": [...]}}}``, each member a selector (``memory.path``, ``items[].path``,
-``[].path`` for each item of a list result, ``""`` for the whole result). Strings an op
-only computes with (hashing, cleaning or joining path text it never looks up), ids,
+set-up action. The op schemas say which members of each op's arguments and result are
+paths: those of wire type ``path`` or ``result-path`` (``schemas/ops/wire.json``), found
+by following ``$ref``, ``properties``, ``items``, ``additionalProperties``, ``anyOf``,
+``oneOf`` and ``allOf``. Each is named by a selector (``memory.path``, ``items[].path``,
+``[].path`` for each item of a list result, ``env{}`` for each value of an object,
+``""`` for the whole result). Path text an op only computes with (``path-text``), ids,
 JSON pointers, file contents and the environment are not paths.
 
 Every absolute path of a case lies below ``${ROOT}`` once cleaned lexically; a symlink
 target may also be one of ``DEVICES``, which a case names on purpose and which no write
-can harm. Relative and empty paths are left alone: cases test them on purpose.
+can harm. Relative and empty paths are left alone: cases test them on purpose. A path
+that starts with a captured value (``${NAME}``) is not known to lie below ``${ROOT}``
+and is refused.
 """
 
 from __future__ import annotations
 
-import json
+import functools
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+from urllib.parse import urldefrag, urljoin
 
+from memspec._captures import TOKEN as CAPTURED
+from memspec._op_schemas import WIRE_ID, lookup, op_schema, ops_with_schemas
 from memspec.cases import Case
-from memspec.exceptions import FixtureError
 
 __all__ = [
     "DEVICES",
-    "PATHS_FILE",
+    "PATH_TYPES",
     "OpPaths",
     "case_path_problems",
-    "load_op_paths",
     "path_arguments",
+    "path_table",
     "select",
+    "selectors",
 ]
 
-PATHS_FILE = "_paths.json"
 DEVICES = frozenset({"/dev/null", "/dev/zero"})
+PATH_TYPES = frozenset({f"{WIRE_ID}#/$defs/path", f"{WIRE_ID}#/$defs/result-path"})
 
 _PLACEHOLDER_ROOT = "/\0root"
 _TOKENS = (
     (re.compile(r"\$\{sha256-16:[^}]*\}"), "0123456789abcdef"),
     (re.compile(r"\$\{(?:WORKER|ITERATION)\}"), "0"),
+    (CAPTURED, "/\0captured"),
 )
 
 
@@ -57,30 +63,59 @@ class OpPaths:
     result: tuple[str, ...] = ()
 
 
-def load_op_paths(profile_dir: Path) -> dict[str, OpPaths]:
-    """The declarations of ``<profile_dir>/_paths.json``; FixtureError when it is missing
-    or malformed."""
-    path = profile_dir / PATHS_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FixtureError(f"{path}: cannot read the path declarations: {exc}") from exc
-    ops = data.get("ops") if isinstance(data, dict) else None
-    if not isinstance(ops, dict):
-        raise FixtureError(f"{path}: has no object 'ops'")
-    found: dict[str, OpPaths] = {}
-    for op, declared in ops.items():
-        if not isinstance(declared, dict) or set(declared) - {"args", "result"}:
-            raise FixtureError(f"{path}: {op}: only 'args' and 'result' may be given")
-        members = {key: declared.get(key, []) for key in ("args", "result")}
-        if not all(_selectors(v) for v in members.values()):
-            raise FixtureError(f"{path}: {op}: 'args' and 'result' are lists of selectors")
-        found[op] = OpPaths(tuple(members["args"]), tuple(members["result"]))
-    return found
+def _member(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
 
 
-def _selectors(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+Lookup = Callable[[str, str], Any]
+"""What a ``$ref`` names, given the URI of the document holding it; None for nothing."""
+
+
+@dataclass(frozen=True)
+class _Walk:
+    lookup: Lookup
+    base: str
+    seen: frozenset[str] = frozenset()
+
+    def paths(self, node: Any, where: str) -> Iterator[str]:
+        if not isinstance(node, Mapping):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target = urljoin(self.base, ref)
+            if target in PATH_TYPES:
+                yield where
+            elif target not in self.seen:
+                inner = _Walk(self.lookup, urldefrag(target).url, self.seen | {target})
+                yield from inner.paths(self.lookup(ref, self.base), where)
+        for combinator in ("anyOf", "oneOf", "allOf"):
+            for branch in node.get(combinator, ()):
+                yield from self.paths(branch, where)
+        for name, member in node.get("properties", {}).items():
+            yield from self.paths(member, _member(where, name))
+        for keyword, mark in (("items", "[]"), ("additionalProperties", "{}")):
+            yield from self.paths(node.get(keyword), where + mark)
+
+
+def selectors(schema: Mapping[str, Any], base: str, resolve: Lookup = lookup) -> tuple[str, ...]:
+    """The selectors of the members of ``schema`` (one part of the op schema whose $id is
+    ``base``) that are file-system paths, each once, in schema order. ``$ref`` is
+    followed through ``resolve`` (the op schemas and wire.json), but not again inside
+    what it names: a recursive schema's paths are read one level deep."""
+    return tuple(dict.fromkeys(_Walk(resolve, base).paths(schema, "")))
+
+
+@functools.cache
+def path_table() -> dict[str, OpPaths]:
+    """The path members of every op that has a schema."""
+    table = {}
+    for op in ops_with_schemas():
+        schema = op_schema(op)
+        assert schema is not None
+        base = str(schema.get("$id", ""))
+        defs = schema.get("$defs", {})
+        table[op] = OpPaths(*(selectors(defs.get(part, {}), base) for part in ("args", "result")))
+    return table
 
 
 def select(value: Any, selector: str) -> Iterator[Any]:
@@ -89,22 +124,36 @@ def select(value: Any, selector: str) -> Iterator[Any]:
         yield value
         return
     head, _, rest = selector.partition(".")
-    each = head.endswith("[]")
-    key = head.removesuffix("[]")
+    key = head.rstrip("[]{}")
     if key:
         if not isinstance(value, Mapping) or key not in value:
             return
         value = value[key]
-    if not each:
+    yield from _each(value, head[len(key) :], rest)
+
+
+def _each(value: Any, marks: str, rest: str) -> Iterator[Any]:
+    """``select`` of ``rest`` in each item (``[]``) or member value (``{}``) of ``value``,
+    one level per mark."""
+    if not marks:
         yield from select(value, rest)
-    elif isinstance(value, list):
-        for item in value:
-            yield from select(item, rest)
+        return
+    if marks.startswith("[]") and isinstance(value, list):
+        items = list(value)
+    elif marks.startswith("{}") and isinstance(value, Mapping):
+        items = list(value.values())
+    else:
+        return
+    for item in items:
+        yield from _each(item, marks[2:], rest)
 
 
-def path_arguments(op: str, args: Mapping[str, Any], table: Mapping[str, OpPaths]) -> list[str]:
-    """The path strings among the arguments of one request."""
-    declared = table.get(op, OpPaths())
+def path_arguments(
+    op: str, args: Mapping[str, Any], table: Mapping[str, OpPaths] | None = None
+) -> list[str]:
+    """The path strings among the arguments of one request (the op schemas' paths unless
+    ``table`` is given)."""
+    declared = (path_table() if table is None else table).get(op, OpPaths())
     return [v for s in declared.args for v in select(args, s) if isinstance(v, str)]
 
 
@@ -154,8 +203,10 @@ def _setup_problems(case: Case) -> Iterator[str]:
             yield f"set-up action {number}: cwd {cwd!r} is outside ${{ROOT}}"
 
 
-def case_path_problems(case: Case, table: Mapping[str, OpPaths]) -> list[str]:
-    """Every absolute path of ``case`` outside ``${ROOT}``, one line each."""
+def case_path_problems(case: Case, table: Mapping[str, OpPaths] | None = None) -> list[str]:
+    """Every absolute path of ``case`` outside ``${ROOT}``, one line each (the op
+    schemas' paths unless ``table`` is given)."""
+    table = path_table() if table is None else table
     problems = list(_tree_problems(case.tree, "tree"))
     problems.extend(_setup_problems(case))
     for number, step in enumerate(case.steps, 1):

@@ -141,6 +141,30 @@ def _members_without_description(schema: Any, where: str) -> Iterable[str]:
                 yield from _members_without_description(branch, f"{where}/{key}/{index}")
 
 
+# A path is looked up from an argument and comes back as text, since a name need not be
+# UTF-8: each part has its own form, (the right one, the wrong one).
+_PATH_FORMS = {"args": ("path", "result-path"), "result": ("result-path", "path")}
+
+
+def _refs(schema: Any, where: str) -> Iterable[tuple[str, str]]:
+    """Each ``$ref`` inside ``schema`` with where it is, without following any."""
+    if isinstance(schema, Mapping):
+        if isinstance(schema.get("$ref"), str):
+            yield where, schema["$ref"]
+        for key, value in schema.items():
+            yield from _refs(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for index, value in enumerate(schema):
+            yield from _refs(value, f"{where}/{index}")
+
+
+def _misplaced_paths(defs: Mapping[str, Any]) -> Iterable[str]:
+    for part, (right, wrong) in _PATH_FORMS.items():
+        for where, ref in _refs(defs[part], part):
+            if ref == f"{WIRE_ID}#/$defs/{wrong}":
+                yield f"{where} is a {wrong}; a path in the {part} is a {right}"
+
+
 def schema_problems(ops: Iterable[str], profiles: Iterable[str] | None = None) -> list[str]:
     """The schema files keep the convention, and every op named in the spec has one.
 
@@ -184,4 +208,5 @@ def schema_problems(ops: Iterable[str], profiles: Iterable[str] | None = None) -
         for part in sorted(_DEFS):
             for member in _members_without_description(defs[part], part):
                 problems.append(f"{where}: {member} needs a description")
+        problems.extend(f"{where}: {problem}" for problem in _misplaced_paths(defs))
     return problems

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import referencing.exceptions
 from referencing import Registry, Resource
 
 from memspec._data import schema_path
@@ -28,6 +29,7 @@ __all__ = [
     "args_errors",
     "arguments",
     "kind_of",
+    "lookup",
     "op_schema",
     "ops_with_schemas",
     "result_errors",
@@ -98,6 +100,15 @@ def _registry() -> Registry:
     return Registry().with_resources(resources)
 
 
+def lookup(ref: str, base: str) -> Any:
+    """What ``ref`` names, read from ``base`` (the $id of the schema holding it), among
+    the op schemas and wire.json; None when it names nothing."""
+    try:
+        return _registry().resolver(base_uri=base).lookup(ref).contents
+    except referencing.exceptions.Unresolvable:
+        return None
+
+
 def _exact_integer(checker: Any, instance: Any) -> bool:
     # On the wire an integer has no fraction or exponent: 1.0 is not one.
     return isinstance(instance, int) and not isinstance(instance, bool)
@@ -160,7 +171,8 @@ def result_errors(op: str, result: Any) -> list[str]:
 
 # --- Rendering ------------------------------------------------------------------------
 
-_WIRE_NAMES = {f"{WIRE_ID}#/$defs/{name}": name for name in ("text", "instant", "int64", "path")}
+_WIRE_TYPES = ("text", "instant", "int64", "path", "result-path", "path-text")
+_WIRE_NAMES = {f"{WIRE_ID}#/$defs/{name}": name for name in _WIRE_TYPES}
 
 
 def kind_of(schema: Mapping[str, Any]) -> str:

@@ -84,6 +84,8 @@ class Step:
     op: str
     args: Mapping[str, Any]
     expect: Expectation
+    capture: Mapping[str, str] = field(default_factory=dict)
+    """Names for text in the result, by JSON pointer (``memspec._captures``)."""
     concurrent: Concurrency | None = None
     crash_points: bool = False
     race: Race | None = None
@@ -152,7 +154,8 @@ def _step(raw: Mapping[str, Any]) -> Step:
     return Step(
         op=raw["op"],
         args=raw["args"],
-        expect=Expectation.from_json(raw["expect"]),
+        expect=Expectation.from_json(raw.get("expect", {})),
+        capture=dict(raw.get("capture", {})),
         concurrent=Concurrency(concurrent["workers"], concurrent.get("repeat", 1))
         if concurrent
         else None,

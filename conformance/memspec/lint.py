@@ -7,7 +7,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from memspec._case_paths import OpPaths, case_path_problems, load_op_paths
+from memspec._captures import capture_problems
+from memspec._case_paths import case_path_problems
 from memspec._data import fixtures_dir, spec_dir
 from memspec._divergences import PAGE, DivergencePage, entries_named, read_divergence_page
 from memspec._model_text import expected_leaks
@@ -15,7 +16,6 @@ from memspec._op_lint import check_fixtures, schema_problems
 from memspec._profiles import profile_of_op, profile_of_requirement
 from memspec._race import race_problems
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
-from memspec.exceptions import FixtureError
 from memspec.requirements import load_requirements
 from memspec.suite.registry import RegisteredCase, registered_cases
 
@@ -93,7 +93,6 @@ def lint(
     ops = spec_ops(spec_root)
     seen: dict[str, Path] = {}
     diverging: dict[str, Case] = {}
-    path_tables: dict[str, dict[str, OpPaths]] = {}
     files = fixture_files(fixtures_root)
     checked: list[Case] = []
     if not files:
@@ -122,11 +121,8 @@ def lint(
         if case.divergence:
             diverging[case.id] = case
         problems.extend(_case_problems(case, where))
-        if case.profile not in path_tables:
-            path_tables[case.profile] = _op_paths(fixtures_root, case.profile, ops, problems)
-        problems.extend(
-            f"{where}: {problem}" for problem in case_path_problems(case, path_tables[case.profile])
-        )
+        problems.extend(f"{where}: {problem}" for problem in case_path_problems(case))
+        problems.extend(f"{where}: {problem}" for problem in capture_problems(case))
         for requirement_id in case.requirements:
             if requirement_id not in known:
                 problems.append(f"{where}: unknown requirement id {requirement_id}")
@@ -150,24 +146,6 @@ def lint(
     problems.extend(_divergence_problems(page, seen, diverging, registered))
     problems.extend(_registered_problems(known, registered))
     return problems
-
-
-def _op_paths(
-    fixtures_root: Path, profile: str, ops: set[str], problems: list[str]
-) -> dict[str, OpPaths]:
-    """The profile's path declarations, each op of its Operations tables declared once."""
-    try:
-        table = load_op_paths(fixtures_root / profile)
-    except FixtureError as exc:
-        problems.append(str(exc))
-        return {}
-    mine = {op for op in ops if profile_of_op(op) == profile}
-    where = f"{profile}/_paths.json"
-    problems.extend(f"{where}: does not declare {op}" for op in sorted(mine - set(table)))
-    problems.extend(
-        f"{where}: declares {op}, which no spec table has" for op in sorted(set(table) - mine)
-    )
-    return table
 
 
 def _registered_problems(known: set[str], registered: list[RegisteredCase]) -> list[str]:

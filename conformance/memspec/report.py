@@ -292,7 +292,7 @@ def todo_groups(
     for record in records:
         if record.outcome not in FAILING:
             continue
-        op = record.ops[0] if record.ops else _op_in_message(record.message)
+        op = _failing_op(record)
         by_op[_trouble(record), op or f"{record.kind} {record.id}"] += 1
         for requirement in record.requirements:
             by_requirement[requirement] += 1
@@ -315,6 +315,15 @@ def _trouble(record: CaseRecord) -> str:
     if record.outcome == "xpassed":
         return "passes, but is listed as expected to fail"
     return "wrong"
+
+
+def _failing_op(record: CaseRecord) -> str:
+    """The op of the step that failed, which the message names first (``turnlog.write
+    (step 2 of 3): ...``); else the case's first op."""
+    named = record.message.split(" ", 1)[0].split(":", 1)[0]
+    if named in record.ops:
+        return named
+    return record.ops[0] if record.ops else _op_in_message(record.message)
 
 
 def _op_in_message(message: str) -> str:

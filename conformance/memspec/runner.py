@@ -9,8 +9,9 @@ import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from memspec._captures import bound, captured, pins_nothing
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
 from memspec._race import judge_any, run_race, with_iteration
@@ -70,6 +71,8 @@ class _Context:
     def __init__(self, case: Case, root: str) -> None:
         self.case = case
         self.root = root
+        self.captured: dict[str, str] = {}
+        """What the steps so far captured, by name."""
 
     def where(self, step: Step, index: int) -> str:
         steps = len(self.case.steps)
@@ -82,6 +85,8 @@ class _Context:
             f"{self.where(step, index)}: {headline}",
             f"  args: {unsubstitute(abridge(dict(args), 300), self.root)}",
         ]
+        if self.captured:
+            lines.append(f"  captured: {abridge(self.captured, 300)}")
         lines += [unsubstitute(line, self.root) for line in details]
         lines.append(f"  see: memspec explain {self.case.id}")
         return CaseFailure("\n".join(lines))
@@ -289,14 +294,17 @@ def _check_tree(
 
 
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
-    step = context.case.steps[index]
+    step = bound(context.case.steps[index], context.captured)
     args = substitute(step.args, context.root)
     if step.race is not None:
-        _run_race_step(context, adapter, workdir, index, args)
+        _run_race_step(context, step, adapter, workdir, index, args)
     elif step.concurrent is not None:
         _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root), args)
     else:
-        _judge(context, step, index, _call(adapter, step, args, context.root), step.expect, args)
+        response = _call(adapter, step, args, context.root)
+        if not pins_nothing(step):
+            _judge(context, step, index, response, step.expect, args)
+        context.captured.update(_captured(context, step, index, response, args))
     if step.expect.tree is not None:
         _check_tree(
             context, step, index, step.expect.tree, workdir, args, "the tree after the step differs"
@@ -304,9 +312,13 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
 
 
 def _run_race_step(
-    context: _Context, adapter: Adapter, workdir: Path, index: int, args: Mapping[str, Any]
+    context: _Context,
+    step: Step,
+    adapter: Adapter,
+    workdir: Path,
+    index: int,
+    args: Mapping[str, Any],
 ) -> None:
-    step = context.case.steps[index]
     assert step.race is not None and step.expect.any_of is not None
     alternatives = step.expect.any_of
 
@@ -325,6 +337,15 @@ def _run_race_step(
         ),
         fail,
     )
+
+
+def _captured(
+    context: _Context, step: Step, index: int, response: Response, args: Mapping[str, Any]
+) -> dict[str, str]:
+    def fail(headline: str, details: list[str]) -> NoReturn:
+        raise context.fail(step, index, headline, details, args)
+
+    return captured(step, response, fail)
 
 
 def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
@@ -356,6 +377,9 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
             context = _Context(case, str(workdir))
             for before in range(index):
                 _run_step(context, adapter, workdir, before)
+            step = bound(case.steps[index], context.captured)
+            expected = step.expect.tree
+            assert expected is not None
             args = substitute(step.args, context.root)
             faulted = _call(adapter, step, args, context.root, fail_mutation=k)
             assert faulted.mutations is not None
@@ -388,7 +412,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     context,
                     step,
                     index,
-                    step.expect.tree,
+                    expected,
                     workdir,
                     args,
                     f"after failing mutation {k} and {attempt}, the tree differs "

@@ -24,6 +24,7 @@ from memspec.exceptions import HostLimitation
 __all__ = [
     "DEFAULT_MTIME",
     "ROOT_TOKEN",
+    "TEXT_MEMBERS",
     "Entry",
     "compare_tree",
     "hand_over",
@@ -59,7 +60,8 @@ def substitute(value: Any, root: str) -> Any:
     return value
 
 
-_SUBSTITUTED_MEMBERS = ("symlink", "text", "lines_any_order")
+TEXT_MEMBERS = ("symlink", "text", "lines_any_order")
+"""The members of a tree entry in which tokens are replaced."""
 
 
 def substitute_tree(tree: Mapping[str, Mapping[str, Any]], root: str) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def substitute_tree(tree: Mapping[str, Mapping[str, Any]], root: str) -> dict[st
     content given as text (not in base64 content, nor in a ``text_pattern``)."""
     return {
         substitute(path, root): {
-            member: substitute(value, root) if member in _SUBSTITUTED_MEMBERS else value
+            member: substitute(value, root) if member in TEXT_MEMBERS else value
             for member, value in spec.items()
         }
         for path, spec in tree.items()

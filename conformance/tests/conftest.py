@@ -3,12 +3,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memspec.adapters import Adapter
 from memspec.report import read_report
 
 # These tests start memspec in a subprocess about a hundred times; letting pytest cache
@@ -73,3 +74,17 @@ def demo_records(path: Path) -> list[dict[str, Any]]:
 
 def outcomes(path: Path) -> dict[str, str]:
     return {r["id"]: r["outcome"] for r in demo_records(path)}
+
+
+@pytest.fixture
+def in_process() -> Iterator[Callable[[str], Adapter]]:
+    """In-process adapters made from ``module:Class`` of these tests, closed afterwards."""
+    adapters: list[Adapter] = []
+
+    def make(target: str) -> Adapter:
+        adapters.append(Adapter(f"python:{target}"))
+        return adapters[-1]
+
+    yield make
+    for adapter in adapters:
+        adapter.close()

@@ -2,8 +2,8 @@
 check that no case hands an adapter a place outside the run's temporary folders.
 
 It answers as the reference does, so that every step of every case, property and
-snapshot is reached; then, for each path argument of the request (the members
-``fixtures/<profile>/_paths.json`` declares), it creates what is missing, parents
+snapshot is reached; then, for each path argument of the request (the members its op
+schema types ``path``), it creates what is missing, parents
 included, and a marker file inside when the path is a directory, as an implementation
 that makes whatever it is pointed at would. Existing files are never changed. What it
 creates inside the temporary folder (``tempfile.gettempdir()``, the run's) it removes
@@ -15,7 +15,6 @@ JSON string on a line of its own, to the journal named by ``MEMSPEC_HOST_WRITER_
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import tempfile
@@ -25,21 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from memref.serve import Implementation
-from memspec._case_paths import OpPaths, load_op_paths, path_arguments
-from memspec._data import fixtures_dir
-from memspec._profiles import known_profiles
+from memspec._case_paths import path_arguments
 
 MARKER = ".memspec-host-writer-"
 JOURNAL = "MEMSPEC_HOST_WRITER_JOURNAL"
 _LOCK = threading.Lock()
-
-
-@functools.cache
-def _declarations() -> dict[str, OpPaths]:
-    table: dict[str, OpPaths] = {}
-    for profile in known_profiles():
-        table.update(load_op_paths(fixtures_dir() / profile))
-    return table
 
 
 def _journal(created: list[Path]) -> None:
@@ -97,7 +86,7 @@ class HostWriter:
             return reply
         created = [
             made
-            for path in path_arguments(message["op"], message.get("args", {}), _declarations())
+            for path in path_arguments(message["op"], message.get("args", {}))
             for made in write_into(path)
         ]
         _journal(created)

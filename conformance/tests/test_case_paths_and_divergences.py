@@ -1,16 +1,29 @@
 """Lint keeps cases inside their directory and in step with the divergences page; the
-digest token names what only exists once a case runs."""
+members that are paths are read from the op schemas; the digest token names what only
+exists once a case runs."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from referencing import Registry, Resource
 
-from memspec._case_paths import OpPaths, case_path_problems, leaves_root, path_arguments
+from memspec._case_paths import (
+    OpPaths,
+    case_path_problems,
+    leaves_root,
+    path_arguments,
+    path_table,
+    select,
+    selectors,
+)
 from memspec._divergences import entries_named, read_divergence_page
+from memspec._op_lint import schema_problems
+from memspec._op_schemas import WIRE_ID, wire_file
 from memspec.cases import case_from_json, schema_errors
 from memspec.lint import _divergence_problems
 from memspec.suite.registry import RegisteredCase
@@ -35,6 +48,8 @@ def case(**fields: Any) -> Any:
         ("${ROOT}/a/../b", False),
         ("/${ROOT}//x/", False),
         ("${ROOT}/w${WORKER}/${sha256-16:${ROOT}/ws}", False),
+        ("${ROOT}/${KEY}/x", False),
+        ("${KEY}/x", True),
         ("relative/path", False),
         ("", False),
         ("/memspec-absent/p", True),
@@ -83,6 +98,86 @@ def test_only_declared_members_are_paths() -> None:
         "/b",
     ]
     assert path_arguments("demo.unknown", {"dir": "/a"}, TABLE) == []
+
+
+WIRE = f"{WIRE_ID}#/$defs/"
+DEMO_ID = "https://memspec.dev/schemas/ops/demo/walk.json"
+DEMO = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": DEMO_ID,
+    "$defs": {
+        "args": {
+            "type": "object",
+            "properties": {
+                "dir": {"$ref": f"{WIRE}path", "pattern": "^/"},
+                "key": {"$ref": f"{WIRE}path-text"},
+                "items": {"type": "array", "items": {"$ref": "#/$defs/item"}},
+                "maybe": {"anyOf": [{"type": "null"}, {"$ref": f"{WIRE}path"}]},
+                "roots": {"type": "object", "additionalProperties": {"$ref": f"{WIRE}path"}},
+                "both": {"allOf": [{"properties": {"deep": {"$ref": f"{WIRE}path"}}}]},
+                "tree": {"$ref": "#/$defs/tree"},
+            },
+        },
+        "item": {"properties": {"path": {"$ref": f"{WIRE}path"}, "label": {"type": "string"}}},
+        "tree": {
+            "properties": {
+                "path": {"$ref": f"{WIRE}path"},
+                "children": {"items": {"$ref": "#/$defs/tree"}},
+            }
+        },
+        "result": {
+            "type": "array",
+            "items": {"oneOf": [{"properties": {"path": {"$ref": f"{WIRE}result-path"}}}]},
+        },
+    },
+}
+
+
+def _demo_lookup(ref: str, base: str) -> Any:
+    wire = json.loads(wire_file().read_text(encoding="utf-8"))
+    registry = Registry().with_resources(
+        [(DEMO_ID, Resource.from_contents(DEMO)), (WIRE_ID, Resource.from_contents(wire))]
+    )
+    return registry.resolver(base_uri=base).lookup(ref).contents
+
+
+def test_the_members_that_are_paths_are_read_from_the_schema() -> None:
+    assert selectors(DEMO["$defs"]["args"], DEMO_ID, _demo_lookup) == (
+        "dir",
+        "items[].path",
+        "maybe",
+        "roots{}",
+        "both.deep",
+        "tree.path",
+    )
+    assert selectors(DEMO["$defs"]["result"], DEMO_ID, _demo_lookup) == ("[].path",)
+    args = {"dir": "/a", "items": [{"path": "/b", "label": "/l"}], "roots": {"x": "/c"}}
+    assert [v for s in ("items[].path", "roots{}", "maybe") for v in select(args, s)] == [
+        "/b",
+        "/c",
+    ]
+
+
+def test_the_shipped_schemas_say_which_members_are_paths() -> None:
+    table = path_table()
+    assert table["turnlog.index_files"] == OpPaths(("store_dir", "items[].path"), ("[].path",))
+    assert table["factstore.read"].result == ("memory.path",)
+    assert table["factstore.canonicalize_path"] == OpPaths(("path", "cwd"), ("",))
+    assert table["automemory.memory_dir"] == OpPaths(("project_root",), ())
+    assert table["turnlog.is_indexed"] == OpPaths(("store_dir",), ())
+    for computed in ("memdir.memory_dir", "memdir.is_in_memory_dir", "turnlog.memory_dir"):
+        assert table[computed] == OpPaths(), computed
+    assert path_arguments("turnlog.upsert", {"store_dir": "/s", "path": "/p", "title": "/t"}) == [
+        "/s",
+        "/p",
+    ]
+
+
+def test_an_argument_path_is_a_string_and_a_result_path_is_text() -> None:
+    wire = json.loads(wire_file().read_text(encoding="utf-8"))["$defs"]
+    assert wire["path"]["type"] == wire["path-text"]["type"] == "string"
+    assert wire["result-path"]["$ref"] == "#/$defs/text"
+    assert schema_problems(set()) == []
 
 
 def test_the_digest_token_names_paths_and_contents_known_only_when_the_case_runs(

@@ -5,6 +5,7 @@ fake and to fail a flawed one."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,16 +27,8 @@ def case(**fields: Any) -> Case:
 
 
 @pytest.fixture
-def fake() -> Any:
-    adapters: list[Adapter] = []
-
-    def make(name: str = "FileOps") -> Adapter:
-        adapters.append(Adapter(f"python:file_fakes:{name}"))
-        return adapters[-1]
-
-    yield make
-    for adapter in adapters:
-        adapter.close()
+def fake(in_process: Callable[[str], Adapter]) -> Callable[..., Adapter]:
+    return lambda name="FileOps": in_process(f"file_fakes:{name}")
 
 
 @GIT

@@ -206,3 +206,26 @@ def test_every_argument_has_a_description() -> None:
     for op in ops_with_schemas():
         for argument in arguments(op):
             assert argument.description, (op, argument.name)
+
+
+def test_a_path_is_a_path_in_the_args_and_a_result_path_in_the_result(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    schemas = tmp_path / "schemas"
+    shutil.copytree(DATA / "schemas" / "ops", schemas)
+    echo = schemas / "demo" / "echo.json"
+    schema = json.loads(echo.read_text(encoding="utf-8"))
+    wire = "https://memspec.dev/schemas/ops/wire.json#/$defs/"
+    schema["$defs"]["args"]["properties"]["value"] = {"$ref": f"{wire}result-path"}
+    schema["$defs"]["args"]["properties"]["value"]["description"] = "A value."
+    schema["$defs"]["result"] = {"$ref": f"{wire}path", "description": "The value."}
+    echo.write_text(json.dumps(schema), encoding="utf-8")
+    result = memspec_cli("lint", env={**demo_env, "MEMSPEC_OP_SCHEMAS": str(schemas)})
+    assert result.returncode == 1
+    assert (
+        "schema demo.echo: args/properties/value is a result-path; a path in the args is a path"
+        in result.stdout
+    )
+    assert "schema demo.echo: result is a path; a path in the result is a result-path" in (
+        result.stdout
+    )

@@ -313,7 +313,9 @@ def test_days_are_floored_and_never_negative(
 def test_strict_check_implies_the_lexical_one(memspec_adapter: Adapter, rest: str) -> None:
     """Whatever the strict check allows, the lexical check allows too."""
     with _directory(memspec_adapter) as directory:
-        memory = f"{directory}/mem/"
+        # Eight levels below the scratch folder, where nothing is made: the 20 units of
+        # rest climb at most seven with "..", so no path leaves the folder.
+        memory = f"{directory}/a/b/c/d/e/f/g/mem/"
         args = {"path": memory + rest, "dir": memory}
         strict = result(memspec_adapter, "automemory.carve_out", args)
         lexical = result(memspec_adapter, "automemory.carve_out_lexical", args)
