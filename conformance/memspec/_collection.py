@@ -15,7 +15,7 @@ from memspec.cases import Case, load_cases
 from memspec.exceptions import MemspecError
 from memspec.runner import crash_point_steps
 
-__all__ = ["Sharding", "case_id_of", "parametrize_cases", "select_items"]
+__all__ = ["Sharding", "case_id_of", "parametrize_cases", "select_items", "suite_case_ids"]
 
 
 def case_marks(case: Case, kind: str = "fixture", case_id: str = "") -> list[Any]:
@@ -134,11 +134,19 @@ def select_items(config: pytest.Config, state: RunState, items: list[pytest.Item
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
         kept.append(item)
     _keep(config, items, kept)
-    if state.expectations:
-        selected = {case_id for item in items if (case_id := case_id_of(item))}
-        all_ids = selected | {c.id for c in load_cases()}
-        stale = sorted(set(state.expectations) - all_ids)
-        state.problems.extend(f"expectations: entry {case!r} matches no case" for case in stale)
+
+
+def suite_case_ids() -> set[str]:
+    """The id of every case the suite has, of every kind and every profile, whatever a
+    run selects."""
+    from memspec.suite.registry import registered_cases
+
+    ids = set()
+    for case in load_cases():
+        ids.add(case.id)
+        if crash_point_steps(case):
+            ids.add(f"{case.id}/crash-points")
+    return ids | {entry.id for entry in registered_cases()}
 
 
 class Sharding:

@@ -69,11 +69,11 @@ def memspec_snapshot(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture
-def memspec_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any:
+def memspec_run(memspec_adapter: Adapter) -> Any:
     """Run a case through the adapter; a wrong answer fails, a fault errors."""
 
     def run(case: Case) -> None:
-        run_judged(request, memspec_adapter, case, lambda: run_case(case, memspec_adapter))
+        run_judged(memspec_adapter, case, lambda: run_case(case, memspec_adapter))
 
     return run
 
@@ -84,7 +84,6 @@ def memspec_crash_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) 
 
     def run(case: Case, index: int) -> None:
         points = run_judged(
-            request,
             memspec_adapter,
             case,
             lambda: run_crash_points(case, memspec_adapter, index),

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from memspec._expectations_writer import write_run_expectations
-from memspec._judging import message_of, outcome_of
+from memspec._expectations_writer import stale_entries, write_run_expectations
+from memspec._judging import verdict_of
 from memspec._preflight import adapter_problem
 from memspec._run_state import RunState
 from memspec.report import (
@@ -76,32 +76,13 @@ class Reporting:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         state = self.state
-        meta: dict[str, Any] = {}
-        note = own_message = ""
-        for key, value in report.user_properties:
-            if key == "memspec_case" and isinstance(value, dict):
-                meta = value
-            elif key == "memspec_note":
-                note = str(value)
-            elif key == "memspec_message":
-                own_message = str(value)
-        if not meta:
+        meta = dict(report.user_properties).get("memspec_case")
+        verdict = verdict_of(report)
+        if not isinstance(meta, dict) or verdict is None:
             return
         case_id = meta["id"]
-        outcome = outcome_of(report)
+        outcome, message = verdict.outcome, verdict.message
         previous = state.records.get(case_id)
-        if report.when != "call" and outcome == "passed":
-            return
-        if outcome == "passed":
-            message = note
-        else:
-            message = (
-                own_message
-                if outcome in ("failed", "error") and own_message
-                else message_of(report)
-            )
-        if outcome == "xfailed" and not message:
-            message = str(getattr(report, "wasxfail", ""))
         if state.case_lines and (report.when == "call" or outcome != "passed"):
             reporter = self.reporter
             if reporter is not None:
@@ -129,6 +110,10 @@ class Reporting:
         state = self.state
         for signum, handler in self._previous_handlers.items():
             signal.signal(signum, handler)
+        state.problems.extend(
+            f"expectations: entry {case!r} matches no case"
+            for case in stale_entries(state.expectations)
+        )
         if state.interrupted:
             session.exitstatus = 143 if state.interrupted == "SIGTERM" else 130
         elif state.problems and session.exitstatus == 0:

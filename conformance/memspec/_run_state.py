@@ -60,7 +60,7 @@ OPTIONS = {
     "max_reply_bytes": ("string", "longest reply line accepted, in bytes (default 64 MiB)"),
     "tree_owner": (
         "string",
-        "UID:GID the adapter runs as; each case's tree is handed to it "
+        "UID:GID the adapter runs as; every folder of the run is handed to it "
         "(the harness must run as root)",
     ),
     "export_failures": (

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from memspec import PROTOCOL_VERSION
+from memspec.compare import decode_text
 from memspec.exceptions import (
     AdapterBroken,
     AdapterCrashed,
@@ -284,7 +285,7 @@ class Handshake:
 
 @dataclass(frozen=True)
 class Response:
-    """A checked reply: exactly one of result or error."""
+    """A checked reply: exactly one of result or error, its texts decoded (``decode_text``)."""
 
     result: Any = None
     error_kind: str | None = None
@@ -465,7 +466,7 @@ def _check_reply(reply: Message, request_id: int) -> Response:
     if mutations is not None and (not isinstance(mutations, int) or isinstance(mutations, bool)):
         raise ProtocolViolation(f"'mutations' must be an integer: {json.dumps(reply)[:500]}")
     if has_result:
-        return Response(result=reply["result"], mutations=mutations)
+        return Response(result=decode_text(reply["result"]), mutations=mutations)
     error = reply["error"]
     if not isinstance(error, dict) or not isinstance(error.get("kind"), str):
         raise ProtocolViolation(f"error needs a kind: {json.dumps(reply)[:500]}")

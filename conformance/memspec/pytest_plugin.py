@@ -20,13 +20,14 @@ from collections.abc import Generator
 import pytest
 from hypothesis import settings
 
+from memspec._calls import forget_calls
 from memspec._collection import Sharding, parametrize_cases, select_items
 from memspec._fixtures import memspec_adapter as memspec_adapter
 from memspec._fixtures import memspec_claims as memspec_claims
 from memspec._fixtures import memspec_crash_run as memspec_crash_run
 from memspec._fixtures import memspec_run as memspec_run
 from memspec._fixtures import memspec_snapshot as memspec_snapshot
-from memspec._judging import judge_suite_report, report_status
+from memspec._judging import judge_report, report_status
 from memspec._reporting import Reporting
 from memspec._run_state import (
     HYPOTHESIS_PROFILES,
@@ -95,10 +96,14 @@ def pytest_report_teststatus(
     return report_status(report, own_lines)
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    judge_suite_report(item, call, report)
+    judge_report(item, call, report)
     return report
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    forget_calls()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from conftest import Runner
+from unprivileged import NOBODY, unprivileged_memref
 
 from memspec.protocol import report_line_errors
 from memspec.report import read_report
@@ -81,56 +81,10 @@ def test_smoke_passes_for_the_reference_over_the_protocol(memspec_cli: Runner) -
     assert "ok   memdir.constants answered with an object" in result.stdout
 
 
-NOBODY = "65534:65534"
-
-
-def _unprivileged_python() -> str | None:
-    """A Python >= 3.11 that uid 65534 can run, when the harness runs as root."""
-    import os
-    import shutil
-    import subprocess
-
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None:
-        return None
-    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
-        probe = subprocess.run(
-            [
-                "setpriv",
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                candidate,
-                "-c",
-                "import sys; print(sys.version_info >= (3, 11))",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if probe.stdout.strip() == "True":
-            return candidate
-    return None
-
-
 def test_permission_cases_pass_for_a_non_root_adapter(memspec_cli: Runner, tmp_path: Path) -> None:
     """As root, hand every tree to uid 65534 and serve memref as that user: the cases that
     need mode bits to bind (host: non-root) run instead of being skipped."""
-    import shutil
-
-    import memref
-
-    python = _unprivileged_python()
-    if python is None:
-        pytest.skip("needs root, setpriv and a Python >= 3.11 that uid 65534 can run")
-    shared = Path(tempfile.mkdtemp(prefix="memspec-memref-"))
-    try:
-        shutil.copytree(Path(memref.__file__).parent, shared / "memref")
-        for path in [shared, *shared.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        adapter = (
-            f"cmd:setpriv --reuid=65534 --regid=65534 --clear-groups env "
-            f"PYTHONPATH={shared} {python} -m memref.serve"
-        )
+    with unprivileged_memref() as adapter:
         report = tmp_path / "r.jsonl"
         result = memspec_cli(
             "run",
@@ -149,5 +103,3 @@ def test_permission_cases_pass_for_a_non_root_adapter(memspec_cli: Runner, tmp_p
         assert all(r["outcome"] == "passed" for r in records), [
             r for r in records if r["outcome"] != "passed"
         ][:3]
-    finally:
-        shutil.rmtree(shared, ignore_errors=True)

@@ -7,10 +7,7 @@ the adapter with the reference.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
@@ -20,7 +17,7 @@ from hypothesis import strategies as st
 
 from memspec.adapters import Adapter
 from memspec.compare import json_equal, text_bytes
-from memspec.suite._support import reference_result, reply, result
+from memspec.suite._support import reference_result, reply, result, scratch_folder
 from memspec.suite.registry import suite_case
 
 _ONE_LINE: tuple[Literal["Cc", "Cs", "Zl", "Zp"], ...] = ("Cc", "Cs", "Zl", "Zp")
@@ -51,13 +48,8 @@ bodies = st.text(
 
 @contextmanager
 def _store(adapter: Adapter) -> Iterator[dict[str, str]]:
-    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-factstore-"))
-    if adapter.tree_owner is not None:
-        os.chown(directory, *adapter.tree_owner)
-    try:
+    with scratch_folder(adapter, prefix="memspec-factstore-") as directory:
         yield {"global_dir": f"{directory}/g", "project_dir": f"{directory}/p"}
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 @suite_case(
