@@ -312,6 +312,7 @@ class Adapter:
     _connection: Connection | None = field(default=None, init=False)
     _handshake: Handshake | None = field(default=None, init=False)
     _next_id: int = field(default=0, init=False)
+    _workers: list[Adapter] = field(default_factory=list, init=False)
     restarts: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
@@ -362,6 +363,15 @@ class Adapter:
         """Another adapter of the same spec: a new process, or a new in-process instance."""
         return Adapter(self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes)
 
+    def workers(self, count: int) -> list[Adapter]:
+        """``count`` further connections for a concurrent step, each its own process (or
+        in-process instance). They are started by the first step that needs them and kept
+        for every later one, until ``close``; one that faults restarts on its next call,
+        as this adapter does."""
+        while len(self._workers) < count:
+            self._workers.append(self.spawn())
+        return self._workers[:count]
+
     def call(
         self, op: str, args: Mapping[str, Any], *, fail_mutation: int | None = None
     ) -> Response:
@@ -403,6 +413,9 @@ class Adapter:
             self.restarts += 1
 
     def close(self) -> None:
+        for worker in self._workers:
+            worker.close()
+        self._workers.clear()
         connection, self._connection = self._connection, None
         if connection is None:
             return

@@ -213,7 +213,7 @@ def _run_concurrent(
 ) -> list[Response]:
     assert step.concurrent is not None
     workers, repeat = step.concurrent.workers, step.concurrent.repeat
-    adapters = [adapter.spawn() for _ in range(workers)]
+    adapters = adapter.workers(workers)
     replies: list[list[Response]] = [[] for _ in range(workers)]
     faults: list[BaseException] = []
     try:
@@ -240,9 +240,6 @@ def _run_concurrent(
         raise CaseFault(
             f"{step.op}: a concurrent worker could not start: {unsubstitute(str(exc), root)}"
         ) from exc
-    finally:
-        for extra in adapters:
-            extra.close()
     if faults:
         raise CaseFault(
             f"{step.op}: concurrent worker failed: {unsubstitute(str(faults[0]), root)}"

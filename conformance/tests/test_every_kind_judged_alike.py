@@ -6,34 +6,21 @@ and scratch folders handed to the adapter's user."""
 from __future__ import annotations
 
 import ast
-import os
 import re
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import HERE, Runner
+from memref_variants import variant_cmd, variant_env
 from unprivileged import NOBODY, unprivileged_memref
 
 from memspec.cases import load_cases
 from memspec.report import read_report
 from memspec.suite.registry import registered_cases
 
-VARIANTS = HERE / "memref_variants.py"
 SUITE = HERE.parent / "memspec" / "suite"
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    env.pop("PYTEST_ADDOPTS", None)
-    return env
-
-
-def _variant_cmd(*argv: str) -> str:
-    return f"cmd:{sys.executable} {VARIANTS} {' '.join(argv)}"
 
 
 def _records(report: Path) -> dict[str, dict[str, Any]]:
@@ -93,7 +80,7 @@ def _run_listed(
         "dev",
         "--report",
         str(report),
-        env=_env(),
+        env=variant_env(),
     )
     return result, report, rewritten
 
@@ -128,7 +115,7 @@ def test_text_sent_as_base64_passes_every_kind_of_case(memspec_cli: Runner, tmp_
         "dev",
         "--report",
         str(report),
-        env=_env(),
+        env=variant_env(),
     )
     records = _records(report)
     assert result.returncode == 0, [r for r in records.values() if r["outcome"] != "passed"][:3]
@@ -190,7 +177,7 @@ def test_pytest_closing_line_agrees_with_the_report_on_a_mixed_run(
             "turnlog/filename/snapshot-names": "thought broken",
         },
         "--adapter",
-        _variant_cmd("WrongOutline"),
+        variant_cmd("WrongOutline"),
         "-k",
         "turnlog/outline or turnlog/prompt or turnlog/filename/snapshot",
     )
@@ -263,12 +250,12 @@ def test_an_adapter_dying_during_a_property_is_an_error_in_protocol_terms(
     result = memspec_cli(
         "run",
         "--adapter",
-        _variant_cmd("DiesOnce", str(tmp_path / "died")),
+        variant_cmd("DiesOnce", str(tmp_path / "died")),
         "--case",
         case_id,
         "--report",
         str(report),
-        env=_env(),
+        env=variant_env(),
     )
     assert result.returncode == 1
     record = _records(report)[case_id]
