@@ -6,24 +6,22 @@ Run it with the ``memspec`` command or as a pytest plugin (``-p memspec.pytest_p
 from __future__ import annotations
 
 import json
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
+import os
 
 __all__ = ["PROTOCOL_VERSION", "__version__"]
 
-
-def _distribution_version() -> str:
-    try:
-        return version("memspec")
-    except PackageNotFoundError:  # imported from a source tree that was never installed
-        return "0+unknown"
+# The distribution's version: pyproject.toml reads it from this line, and memref repeats
+# it (a test keeps the two equal).
+__version__ = "0.1.0"
 
 
 def _protocol_version() -> str:
-    schema = Path(__file__).resolve().parent / "schemas" / "protocol" / "v1.json"
-    text: str = json.loads(schema.read_text(encoding="utf-8"))["$defs"]["version"]["const"]
+    # os.path rather than pathlib: `memspec serve-reference` imports this module, and
+    # pathlib would be its only user there.
+    schema = os.path.join(os.path.dirname(__file__), "schemas", "protocol", "v1.json")
+    with open(schema, encoding="utf-8") as handle:
+        text: str = json.load(handle)["$defs"]["version"]["const"]
     return text
 
 
-__version__ = _distribution_version()
 PROTOCOL_VERSION = _protocol_version()

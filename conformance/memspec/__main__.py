@@ -1,3 +1,3 @@
-from memspec._cli import main
+from memspec._entry import main
 
 raise SystemExit(main())

@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--tree-owner",
         metavar="UID:GID",
-        help="the user the adapter runs as: each case's tree is handed to it "
+        help="the user the adapter runs as: every folder of the run is handed to it "
         "(needs root), so permission cases run against a non-root adapter",
     )
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from memspec import PROTOCOL_VERSION
+from memspec.compare import decode_text
 from memspec.exceptions import (
     AdapterBroken,
     AdapterCrashed,
@@ -48,6 +49,9 @@ __all__ = [
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 _STOP_TIMEOUT_S = 2.0
+# A read of a megabyte allocates (and maps) a megabyte for a reply of a hundred bytes:
+# 64 KiB keeps a round trip a third cheaper, and a long reply is still read linearly.
+_READ_CHUNK = 64 * 1024
 
 
 Message = dict[str, Any]
@@ -178,7 +182,7 @@ class SubprocessConnection:
             ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 continue
-            chunk = os.read(fd, 1 << 20)
+            chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
                 raise AdapterCrashed(f"adapter exited ({self._wait_note()})")
             self._pending.append(chunk)
@@ -284,7 +288,7 @@ class Handshake:
 
 @dataclass(frozen=True)
 class Response:
-    """A checked reply: exactly one of result or error."""
+    """A checked reply: exactly one of result or error, its texts decoded (``decode_text``)."""
 
     result: Any = None
     error_kind: str | None = None
@@ -311,6 +315,7 @@ class Adapter:
     _connection: Connection | None = field(default=None, init=False)
     _handshake: Handshake | None = field(default=None, init=False)
     _next_id: int = field(default=0, init=False)
+    _workers: list[Adapter] = field(default_factory=list, init=False)
     restarts: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
@@ -361,6 +366,15 @@ class Adapter:
         """Another adapter of the same spec: a new process, or a new in-process instance."""
         return Adapter(self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes)
 
+    def workers(self, count: int) -> list[Adapter]:
+        """``count`` further connections for a concurrent step, each its own process (or
+        in-process instance). They are started by the first step that needs them and kept
+        for every later one, until ``close``; one that faults restarts on its next call,
+        as this adapter does."""
+        while len(self._workers) < count:
+            self._workers.append(self.spawn())
+        return self._workers[:count]
+
     def call(
         self, op: str, args: Mapping[str, Any], *, fail_mutation: int | None = None
     ) -> Response:
@@ -402,6 +416,9 @@ class Adapter:
             self.restarts += 1
 
     def close(self) -> None:
+        for worker in self._workers:
+            worker.close()
+        self._workers.clear()
         connection, self._connection = self._connection, None
         if connection is None:
             return
@@ -465,7 +482,7 @@ def _check_reply(reply: Message, request_id: int) -> Response:
     if mutations is not None and (not isinstance(mutations, int) or isinstance(mutations, bool)):
         raise ProtocolViolation(f"'mutations' must be an integer: {json.dumps(reply)[:500]}")
     if has_result:
-        return Response(result=reply["result"], mutations=mutations)
+        return Response(result=decode_text(reply["result"]), mutations=mutations)
     error = reply["error"]
     if not isinstance(error, dict) or not isinstance(error.get("kind"), str):
         raise ProtocolViolation(f"error needs a kind: {json.dumps(reply)[:500]}")

@@ -4,7 +4,8 @@ Results are compared by ``json_equal``: strict JSON equality in which object key
 does not count, and text may be sent either as a string or as ``{"base64": ...}``. Where
 an expected result holds ``{"text_pattern": "<regular expression>"}``, the reply's text
 there must match the expression as a whole (for what a case cannot pin, such as the size
-a filesystem gives a directory).
+a filesystem gives a directory). Every reply reaches its judge through ``decode_text``, so
+a fixture, a property and a snapshot see the same value whichever form the adapter chose.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import binascii
 import re
 from typing import Any
 
-__all__ = ["is_text_pattern", "json_equal", "text_bytes", "text_matches_pattern"]
+__all__ = ["decode_text", "is_text_pattern", "json_equal", "text_bytes", "text_matches_pattern"]
 
 
 def text_bytes(value: Any) -> bytes | None:
@@ -31,6 +32,28 @@ def text_bytes(value: Any) -> bytes | None:
         except binascii.Error:
             return None
     return None
+
+
+def decode_text(value: Any) -> Any:
+    """``value`` with each text in one form: a string wherever its bytes are UTF-8, and
+    standard, padded ``{"base64": ...}`` otherwise.
+
+    >>> decode_text({"outline": {"base64": "MSAgQQ=="}, "lines": [{"base64": "/w=="}]})
+    {'outline': '1  A', 'lines': [{'base64': '/w=='}]}
+    """
+    if isinstance(value, list):
+        return [decode_text(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if set(value) != {"base64"}:
+        return {key: decode_text(item) for key, item in value.items()}
+    data = text_bytes(value)
+    if data is None:
+        return value
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(data).decode("ascii")}
 
 
 def json_equal(expected: Any, actual: Any) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -15,21 +14,14 @@ from memspec._captures import bound, captured, pins_nothing
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
 from memspec._race import judge_any, run_race, with_iteration
+from memspec._scratch import scratch_folder
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
 from memspec.compare import json_equal
 from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
 from memspec.report import tmp_case_sensitive
-from memspec.trees import (
-    compare_tree,
-    hand_over,
-    materialise,
-    read_tree,
-    remove_tree,
-    substitute,
-    unsubstitute,
-)
+from memspec.trees import compare_tree, materialise, read_tree, substitute, unsubstitute
 
 __all__ = [
     "CRASH_POINTS_AT_MOST",
@@ -201,18 +193,16 @@ def _judge_all(
 def case_tree(case: Case, adapter: Adapter, base: Path | None = None) -> Iterator[Path]:
     """A fresh temporary directory holding the case's tree (and set-up), handed to the
     adapter's user."""
-    workdir = Path(tempfile.mkdtemp(prefix="memspec-", dir=base)).resolve()
-    try:
+
+    def build(workdir: Path) -> None:
         materialise(case.tree, workdir)
         try:
             run_setup(case.setup, workdir)
         except SetupError as exc:
             raise CaseFault(f"set-up failed on this host: {exc}") from exc
-        if adapter.tree_owner is not None:
-            hand_over(workdir, adapter.tree_owner)
+
+    with scratch_folder(adapter, base=base, fill=build) as workdir:
         yield workdir
-    finally:
-        remove_tree(workdir)
 
 
 def _call(
@@ -239,7 +229,7 @@ def _run_concurrent(
 ) -> list[Response]:
     assert step.concurrent is not None
     workers, repeat = step.concurrent.workers, step.concurrent.repeat
-    adapters = [adapter.spawn() for _ in range(workers)]
+    adapters = adapter.workers(workers)
     replies: list[list[Response]] = [[] for _ in range(workers)]
     faults: list[BaseException] = []
     try:
@@ -266,9 +256,6 @@ def _run_concurrent(
         raise CaseFault(
             f"{step.op}: a concurrent worker could not start: {unsubstitute(str(exc), root)}"
         ) from exc
-    finally:
-        for extra in adapters:
-            extra.close()
     if faults:
         raise CaseFault(
             f"{step.op}: concurrent worker failed: {unsubstitute(str(faults[0]), root)}"

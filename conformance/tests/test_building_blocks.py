@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import json
 import os
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -138,4 +139,4 @@ def test_memref_speaks_the_suites_protocol_version_and_shares_its_distribution_v
     import memspec
 
     assert memref.PROTOCOL_VERSION == memspec.PROTOCOL_VERSION
-    assert memref.__version__ == memspec.__version__
+    assert memref.__version__ == memspec.__version__ == version("memspec")

@@ -1,48 +1,25 @@
 """What the suite's properties and snapshots share: calling the adapter and remembering
-the calls, so that a failure is told in the protocol's terms (op, args, reply)."""
+the calls, so that a failure is told in the protocol's terms (op, args, reply), and the
+scratch folders they hand the adapter."""
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
+from memspec._calls import Call, call_adapter, recent_calls
+from memspec._scratch import scratch_folder
 from memspec.adapters import Adapter, Response
 from memspec.exceptions import CaseFailure
 
-__all__ = ["Call", "recent_calls", "reference_result", "reply", "result"]
+__all__ = ["Call", "recent_calls", "reference_result", "reply", "result", "scratch_folder"]
 
-_KEEP = 4
-
-
-@dataclass(frozen=True)
-class Call:
-    op: str
-    args: dict[str, Any]
-    response: Response
-
-    def reply_json(self) -> dict[str, Any]:
-        if self.response.is_error:
-            return {
-                "error": {"kind": self.response.error_kind, "message": self.response.error_message}
-            }
-        return {"result": self.response.result}
-
-
-_RECENT: deque[Call] = deque(maxlen=_KEEP)
 _REFERENCE: list[Adapter] = []
 
 
-def recent_calls() -> list[Call]:
-    """The last few calls made through ``result`` and ``reply``, oldest first."""
-    return list(_RECENT)
-
-
 def reply(adapter: Adapter, op: str, args: dict[str, Any]) -> Response:
-    """Call ``op`` and remember the call."""
-    response = adapter.call(op, args)
-    _RECENT.append(Call(op, args, response))
-    return response
+    """Call ``op`` and remember the call; texts in the reply are decoded (a string
+    wherever the bytes are UTF-8), so either wire form of a text compares alike."""
+    return call_adapter(adapter, op, args)
 
 
 def result(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:

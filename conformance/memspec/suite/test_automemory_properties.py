@@ -6,9 +6,6 @@ reference.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -20,7 +17,7 @@ from hypothesis import strategies as st
 from memspec._instants import format_instant
 from memspec.adapters import Adapter
 from memspec.compare import json_equal, text_bytes
-from memspec.suite._support import result
+from memspec.suite._support import result, scratch_folder
 from memspec.suite.registry import suite_case
 
 _NS_PER_MS = 1_000_000
@@ -52,13 +49,8 @@ def _text(value: Any) -> str:
 
 @contextmanager
 def _directory(adapter: Adapter) -> Iterator[str]:
-    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-automemory-"))
-    if adapter.tree_owner is not None:
-        os.chown(directory, *adapter.tree_owner)
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+    with scratch_folder(adapter, prefix="memspec-automemory-") as directory:
+        yield str(directory)
 
 
 @suite_case("automemory/constants/property-stable", "AUTOMEMORY-CONST-002")

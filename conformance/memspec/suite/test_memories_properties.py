@@ -8,12 +8,11 @@ may touch).
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -21,7 +20,7 @@ from hypothesis import strategies as st
 
 from memspec.adapters import Adapter
 from memspec.compare import text_bytes
-from memspec.suite._support import result
+from memspec.suite._support import result, scratch_folder
 from memspec.suite.registry import suite_case
 
 OUTSIDE = "outside secret\n"
@@ -33,23 +32,16 @@ names = st.text(alphabet=st.sampled_from([*"abcdefXYZ_-0123456789"]), min_size=1
 
 
 @contextmanager
-def _base(files: dict[str, bytes] | None = None) -> Iterator[str]:
+def _base(adapter: Adapter, files: dict[str, bytes] | None = None) -> Iterator[str]:
     """A scratch base with a root holding ``files``, and ``outside`` beside it."""
-    top = os.path.realpath(tempfile.mkdtemp(prefix="memspec-memories-"))
-    try:
-        root = os.path.join(top, "base", "memories")
-        os.makedirs(root)
-        os.makedirs(os.path.join(top, "outside"))
-        with open(os.path.join(top, "outside", "secret.txt"), "w", encoding="utf-8") as handle:
-            handle.write(OUTSIDE)
-        for name, data in (files or {}).items():
-            path = os.path.join(root, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as handle:
-                handle.write(data)
+    placed = {f"base/memories/{name}": data for name, data in (files or {}).items()}
+    placed["outside/secret.txt"] = OUTSIDE.encode("utf-8")
+
+    def roots(top: Path) -> None:
+        (top / "base" / "memories").mkdir(parents=True, exist_ok=True)
+
+    with scratch_folder(adapter, placed, prefix="memspec-memories-", fill=roots) as top:
         yield os.path.join(top, "base")
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
 
 
 def _snapshot(top: str) -> dict[str, tuple[Any, ...]]:
@@ -108,7 +100,7 @@ def test_create_then_view(
     """A created file holds the text's UTF-8 bytes exactly, with mode 0600, and view shows
     the text split at newlines, each line numbered."""
     relative = f"{folder}/{name}.txt" if folder else f"{name}.txt"
-    with _base() as base:
+    with _base(memspec_adapter) as base:
         created = _call(
             memspec_adapter,
             base,
@@ -141,7 +133,7 @@ def test_a_unique_text_is_replaced(
     the snippet shows the new file's lines around the line where it began."""
     marker = "\u2603unique\u2603"
     content = before + marker + after
-    with _base({"f.txt": content.encode()}) as base:
+    with _base(memspec_adapter, {"f.txt": content.encode()}) as base:
         reply = _call(
             memspec_adapter,
             base,
@@ -183,7 +175,7 @@ def test_insert_puts_the_text_at_the_line(
     if lines[-1] == "":
         lines.pop()
     at = data.draw(st.integers(0, len(lines)), label="insert_line")
-    with _base({"f.txt": content.encode()}) as base:
+    with _base(memspec_adapter, {"f.txt": content.encode()}) as base:
         reply = _call(
             memspec_adapter,
             base,
@@ -233,7 +225,7 @@ def test_a_listing_shows_each_file_with_its_size(
     """Every file of the first two levels that is not hidden is listed under its path with
     its size; nothing hidden, nothing deeper; siblings by name. Directory sizes are not
     compared."""
-    with _base() as base:
+    with _base(memspec_adapter) as base:
         root = os.path.join(base, "memories")
         for (folder, name), size in files.items():
             os.makedirs(os.path.join(root, folder), exist_ok=True)
@@ -296,7 +288,7 @@ def test_no_path_reaches_outside(
         "old_path": path,
         "new_path": other,
     }
-    with _base({"a/x.txt": b"inside\n", "b/x.txt": b"b\n"}) as base:
+    with _base(memspec_adapter, {"a/x.txt": b"inside\n", "b/x.txt": b"b\n"}) as base:
         outside = os.path.join(os.path.dirname(base), "outside")
         before = _snapshot(outside)
         reply = _call(memspec_adapter, base, tool_input)
@@ -324,7 +316,7 @@ def test_a_path_not_below_memories_is_refused(
 ) -> None:
     """A path that is neither /memories nor below /memories/ (sibling prefixes included) is
     refused with the prefix text, and nothing in the root changes."""
-    with _base({"X": b"x\n", "_backup/x.txt": b"x\n"}) as base:
+    with _base(memspec_adapter, {"X": b"x\n", "_backup/x.txt": b"x\n"}) as base:
         before = _snapshot(base)
         reply = _call(memspec_adapter, base, {"command": command, "path": path, "file_text": "x"})
         after = _snapshot(base)
@@ -379,7 +371,7 @@ def test_every_input_gets_a_reply(
     never a protocol error, and nothing outside the root changes."""
     if command is not None:
         tool_input["command"] = command
-    with _base({"a.txt": b"a\nb\n", "d/e.txt": b"e\n"}) as base:
+    with _base(memspec_adapter, {"a.txt": b"a\nb\n", "d/e.txt": b"e\n"}) as base:
         outside = os.path.join(os.path.dirname(base), "outside")
         before = _snapshot(outside)
         _call(memspec_adapter, base, tool_input)
@@ -396,7 +388,7 @@ def test_the_line_limit(memspec_adapter: Adapter) -> None:
     """A file of 999,999 newline-terminated lines (1,000,000 lines as split) is refused with
     the line-limit text, whatever the view_range; one of 999,998 is shown, 999,999 lines
     numbered up to 999999."""
-    with _base({"big.txt": b"\n" * 999_999, "fits.txt": b"\n" * 999_998}) as base:
+    with _base(memspec_adapter, {"big.txt": b"\n" * 999_999, "fits.txt": b"\n" * 999_998}) as base:
         refused = _call(memspec_adapter, base, {"command": "view", "path": "/memories/big.txt"})
         ranged = _call(
             memspec_adapter,

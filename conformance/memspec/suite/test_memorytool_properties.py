@@ -7,8 +7,6 @@ home directory that the suite creates and reads itself.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,7 +16,7 @@ from hypothesis import strategies as st
 
 from memspec.adapters import Adapter
 from memspec.compare import text_bytes
-from memspec.suite._support import result
+from memspec.suite._support import result, scratch_folder
 from memspec.suite.registry import suite_case
 
 S = b" \t\r\n"
@@ -29,15 +27,10 @@ texts = st.text(alphabet=_ALPHABET, max_size=20)
 
 
 @contextmanager
-def _home(content: bytes | None = None, name: str = "MEMORY.md") -> Iterator[str]:
-    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-memorytool-"))
-    try:
-        if content is not None:
-            with open(os.path.join(directory, name), "wb") as handle:
-                handle.write(content)
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+def _home(adapter: Adapter, content: bytes | None = None, name: str = "MEMORY.md") -> Iterator[str]:
+    files = {name: content} if content is not None else {}
+    with scratch_folder(adapter, files, prefix="memspec-memorytool-") as directory:
+        yield str(directory)
 
 
 def _read(directory: str, name: str = "MEMORY.md") -> bytes | None:
@@ -70,7 +63,7 @@ def test_add_ends_with_the_entry(memspec_adapter: Adapter, content: str | None, 
     """After add(t) the file ends with '- t' and a newline, and what came before is the old
     file with space, tab, CR and LF trimmed from both ends."""
     before = None if content is None else content.encode()
-    with _home(before) as home:
+    with _home(memspec_adapter, before) as home:
         reply = _call(memspec_adapter, home, {"action": "add", "text": text})
         after = _read(home)
     assert reply == {"output": "ok (add \u2192 MEMORY.md); loads next session", "is_error": False}
@@ -92,7 +85,7 @@ def test_remove_of_a_new_entry_restores_the_file(
     its ends trimmed, and one final newline when anything is left."""
     unique = "uniq-" + text
     before = content.replace("uniq", "u").encode()
-    with _home(before) as home:
+    with _home(memspec_adapter, before) as home:
         _call(memspec_adapter, home, {"action": "add", "text": unique})
         reply = _call(memspec_adapter, home, {"action": "remove", "text": "- " + unique + "\n"})
         after = _read(home)
@@ -122,7 +115,7 @@ def test_a_miss_never_changes_the_file(
     }
     if replace:
         tool_input["with"] = "w"
-    with _home(before, name) as home:
+    with _home(memspec_adapter, before, name) as home:
         reply = _call(memspec_adapter, home, tool_input)
         after = _read(home, name)
         entries = sorted(os.listdir(home))
@@ -168,7 +161,7 @@ def test_the_soul_is_frozen_within_a_session(
         )
         script.append({"op": "soul"})
     script += [{"op": "new_session"}, {"op": "soul"}]
-    with _home(soul.encode(), "SOUL.md") as home:
+    with _home(memspec_adapter, soul.encode(), "SOUL.md") as home:
         first = result(memspec_adapter, "memorytool.compose_soul", {"dir": home})
         events = result(
             memspec_adapter, "memorytool.session_script", {"dir": home, "script": script}

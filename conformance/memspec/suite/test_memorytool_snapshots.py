@@ -6,15 +6,15 @@ Only the reference adapter may rewrite them (``--snapshot-update``).
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from syrupy.assertion import SnapshotAssertion
 
 from memspec.adapters import Adapter
-from memspec.suite._support import reply
+from memspec.suite._support import reply, scratch_folder
 from memspec.suite.registry import suite_case
 
 
@@ -25,12 +25,10 @@ def _answer(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
     return response.result
 
 
-def _home(files: dict[str, bytes]) -> str:
-    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-memorytool-"))
-    for name, data in files.items():
-        with open(os.path.join(directory, name), "wb") as handle:
-            handle.write(data)
-    return directory
+@contextmanager
+def _home(adapter: Adapter, files: dict[str, bytes]) -> Iterator[str]:
+    with scratch_folder(adapter, files, prefix="memspec-memorytool-") as directory:
+        yield str(directory)
 
 
 @suite_case(
@@ -54,8 +52,7 @@ def test_rendered_outputs(memspec_adapter: Adapter, memspec_snapshot: SnapshotAs
         {"action": "delete-everything", "text": "x"},
         {"action": "", "text": "x"},
     ]
-    home = _home({"MEMORY.md": b"# Memory\n"})
-    try:
+    with _home(memspec_adapter, {"MEMORY.md": b"# Memory\n"}) as home:
         rendered = []
         for tool_input in inputs:
             answer = _answer(memspec_adapter, "memorytool.call", {"dir": home, "input": tool_input})
@@ -64,8 +61,6 @@ def test_rendered_outputs(memspec_adapter: Adapter, memspec_snapshot: SnapshotAs
                 for name in sorted(os.listdir(home))
             }
             rendered.append({"input": tool_input, "result": answer, "files": files})
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     assert rendered == memspec_snapshot
 
 
@@ -78,7 +73,8 @@ def test_rendered_outputs(memspec_adapter: Adapter, memspec_snapshot: SnapshotAs
 )
 def test_rendered_soul(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """The soul of a home holding every bootstrap file, with varied whitespace."""
-    home = _home(
+    with _home(
+        memspec_adapter,
         {
             "AGENTS.md": b"  Follow the repo's conventions.\n\n",
             "SOUL.md": b"\n\nI am Ava: calm, precise.\n",
@@ -88,12 +84,9 @@ def test_rendered_soul(memspec_adapter: Adapter, memspec_snapshot: SnapshotAsser
             "HEARTBEAT.md": b"# On a beat\n\n1. check the queue\n\n\n2. reply HEARTBEAT_OK\n",
             "MEMORY.md": b"- likes green tea\n- \n",
             "NOTES.md": b"ignored",
-        }
-    )
-    try:
+        },
+    ) as home:
         rendered = _answer(memspec_adapter, "memorytool.compose_soul", {"dir": home})
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     assert rendered == memspec_snapshot
 
 
@@ -105,7 +98,6 @@ def test_rendered_soul(memspec_adapter: Adapter, memspec_snapshot: SnapshotAsser
 )
 def test_rendered_session(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """The events of a two-session script."""
-    home = _home({"SOUL.md": b"You are Kip."})
     script = [
         {"op": "soul"},
         {"op": "call", "input": {"action": "add", "target": "user", "text": "name is Muthu"}},
@@ -115,10 +107,8 @@ def test_rendered_session(memspec_adapter: Adapter, memspec_snapshot: SnapshotAs
         {"op": "new_session"},
         {"op": "soul"},
     ]
-    try:
+    with _home(memspec_adapter, {"SOUL.md": b"You are Kip."}) as home:
         rendered = _answer(
             memspec_adapter, "memorytool.session_script", {"dir": home, "script": script}
         )
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     assert rendered == memspec_snapshot

@@ -9,8 +9,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +19,7 @@ from hypothesis import strategies as st
 from memspec._instants import format_instant, parse_instant
 from memspec.adapters import Adapter
 from memspec.compare import json_equal, text_bytes
-from memspec.suite._support import reference_result, result
+from memspec.suite._support import reference_result, result, scratch_folder
 from memspec.suite.registry import suite_case
 
 NAME = re.compile(
@@ -45,12 +43,9 @@ years_1000_9999 = st.integers(min_value=YEAR_1000, max_value=YEAR_9999)
 
 
 @contextmanager
-def _scratch() -> Iterator[str]:
-    directory = os.path.realpath(tempfile.mkdtemp(prefix="memspec-turnlog-"))
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+def _scratch(adapter: Adapter, files: dict[str, bytes] | None = None) -> Iterator[str]:
+    with scratch_folder(adapter, files, prefix="memspec-turnlog-") as directory:
+        yield str(directory)
 
 
 def _filename(adapter: Adapter, ns: int, session_id: str, title: str) -> str:
@@ -158,7 +153,7 @@ def test_written_file_layout(
 ) -> None:
     """A written summary is 7 frontmatter lines with the quoted values, a blank line, and the
     body with its trailing newlines reduced to one."""
-    with _scratch() as root:
+    with _scratch(memspec_adapter) as root:
         path = result(
             memspec_adapter,
             "turnlog.write",
@@ -209,10 +204,8 @@ def test_written_file_layout(
 def test_outline_ranges_are_flat(memspec_adapter: Adapter, text: str) -> None:
     """Outline lines are `S[-E]  <indent><name>`; each range ends where the next begins, the
     last at the number of newline-separated pieces."""
-    with _scratch() as root:
+    with _scratch(memspec_adapter, {"f.md": text.encode()}) as root:
         path = os.path.join(root, "f.md")
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
         rendered = result(memspec_adapter, "turnlog.outline", {"path": path})
     assert isinstance(rendered, str)
     if rendered == "":
@@ -244,7 +237,7 @@ def test_outline_ranges_are_flat(memspec_adapter: Adapter, text: str) -> None:
 )
 def test_list_order(memspec_adapter: Adapter, rows: list[tuple[str, int]]) -> None:
     """Rows list by created_at descending, then path descending in byte order."""
-    with _scratch() as root:
+    with _scratch(memspec_adapter) as root:
         store = os.path.join(root, "store")
         rows = [(f"{root}/{path}", created) for path, created in rows]
         for path, created in rows:

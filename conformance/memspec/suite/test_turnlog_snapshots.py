@@ -6,15 +6,12 @@ regressions and do not count as coverage.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from typing import Any
 
 from syrupy.assertion import SnapshotAssertion
 
 from memspec.adapters import Adapter
-from memspec.suite._support import reply
+from memspec.suite._support import reply, scratch_folder
 from memspec.suite.registry import suite_case
 
 DOCUMENTS = {
@@ -54,16 +51,12 @@ def _call(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
 )
 def test_rendered_outlines(memspec_adapter: Adapter, memspec_snapshot: SnapshotAssertion) -> None:
     """The outlines of a few documents exercising headings, fences and closing sequences."""
-    root = os.path.realpath(tempfile.mkdtemp(prefix="memspec-turnlog-"))
-    try:
-        rendered = {}
-        for name, text in DOCUMENTS.items():
-            path = os.path.join(root, f"{name}.md")
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            rendered[name] = _call(memspec_adapter, "turnlog.outline", {"path": path})
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    files = {f"{name}.md": text.encode() for name, text in DOCUMENTS.items()}
+    with scratch_folder(memspec_adapter, files, prefix="memspec-turnlog-") as root:
+        rendered = {
+            name: _call(memspec_adapter, "turnlog.outline", {"path": str(root / f"{name}.md")})
+            for name in DOCUMENTS
+        }
     assert rendered == memspec_snapshot
 
 
