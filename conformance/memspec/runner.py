@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from memspec._captures import bound, captured, pins_nothing
+from memspec._held_lock import run_while_held
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
 from memspec._race import judge_any, run_race, with_iteration
+from memspec._readers import watching
 from memspec._scratch import scratch_folder
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
@@ -280,18 +282,44 @@ def _check_tree(
         raise context.fail(step, index, headline, details, args)
 
 
+def _raise_problem(
+    context: _Context,
+    step: Step,
+    index: int,
+    problem: tuple[str, list[str]] | None,
+    args: Mapping[str, Any],
+) -> None:
+    if problem is not None:
+        raise context.fail(step, index, problem[0], problem[1], args)
+
+
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
     step = bound(context.case.steps[index], context.captured)
     args = substitute(step.args, context.root)
     if step.race is not None:
         _run_race_step(context, step, adapter, workdir, index, args)
-    elif step.concurrent is not None:
-        _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root), args)
     else:
-        response = _call(adapter, step, args, context.root)
-        if not pins_nothing(step):
-            _judge(context, step, index, response, step.expect, args)
-        context.captured.update(_captured(context, step, index, response, args))
+        with watching(step.readers, workdir) as watch:
+            if step.concurrent is not None:
+                responses = _run_concurrent(adapter, step, args, context.root)
+            elif step.hold_lock is not None:
+                held = run_while_held(
+                    step.hold_lock,
+                    workdir,
+                    lambda: _call(adapter, step, args, context.root),
+                    context.case.tree_ignore,
+                )
+                _raise_problem(context, step, index, held.problem, args)
+                responses = [held.response]
+            else:
+                responses = [_call(adapter, step, args, context.root)]
+        _raise_problem(context, step, index, watch.problem() if watch else None, args)
+        if step.concurrent is not None:
+            _judge_all(context, step, index, responses, args)
+        else:
+            if not pins_nothing(step):
+                _judge(context, step, index, responses[0], step.expect, args)
+            context.captured.update(_captured(context, step, index, responses[0], args))
     if step.expect.tree is not None:
         _check_tree(
             context, step, index, step.expect.tree, workdir, args, "the tree after the step differs"
@@ -343,6 +371,19 @@ def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
             _run_step(context, adapter, workdir, index)
 
 
+def _crash_reruns(context: _Context, step: Step, workdir: Path) -> tuple[str, ...]:
+    """The clean reruns after a failed mutation: two for an idempotent step (the first
+    must give the expected tree, the second change nothing); for one that is not, one,
+    and none when the faulted run already left the expected tree."""
+    if step.crash_points_idempotent:
+        return ("a clean rerun", "a second clean rerun")
+    assert step.expect.tree is not None
+    done = not compare_tree(
+        step.expect.tree, read_tree(workdir), context.root, context.case.tree_ignore
+    )
+    return () if done else ("a clean rerun",)
+
+
 def crash_point_steps(case: Case) -> list[int]:
     """Indexes of the steps of ``case`` marked ``crash_points``."""
     return [index for index, step in enumerate(case.steps) if step.crash_points]
@@ -353,8 +394,9 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
 
     For each k: a fresh tree, the steps before ``index`` as in the case, then the step
     with its k-th mutation failing, then the step again without a fault (the tree must be
-    the expected one) and once more (nothing may change). The first reply that attempted
-    fewer than k mutations ends the enumeration.
+    the expected one) and once more (nothing may change); a step marked not idempotent is
+    rerun once, and only when the faulted run did not already leave the expected tree.
+    The first reply that attempted fewer than k mutations ends the enumeration.
     """
     step = case.steps[index]
     if step.expect.tree is None:
@@ -384,7 +426,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     [f"  message: {abridge(faulted.error_message)}"],
                     args,
                 )
-            for attempt in ("a clean rerun", "a second clean rerun"):
+            for attempt in _crash_reruns(context, step, workdir):
                 again = _call(adapter, step, args, context.root)
                 if again.is_error:
                     raise context.fail(
