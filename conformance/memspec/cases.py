@@ -21,6 +21,7 @@ __all__ = [
     "Case",
     "Concurrency",
     "Expectation",
+    "Race",
     "Step",
     "case_from_json",
     "fixture_files",
@@ -41,11 +42,14 @@ class Expectation:
     tree: Mapping[str, Any] | None = None
     results: tuple[Any, ...] | None = None
     """Concurrent steps: every reply's result, as a multiset."""
+    any_of: tuple[Expectation, ...] | None = None
+    """Race steps: every reply meets one of these."""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Expectation:
         error = data.get("error")
         results = data.get("results")
+        any_of = data.get("any_of")
         return cls(
             result=data.get("result"),
             has_result="result" in data,
@@ -53,6 +57,7 @@ class Expectation:
             error_message=error.get("message") if error else None,
             tree=data.get("tree"),
             results=tuple(results) if results is not None else None,
+            any_of=tuple(cls.from_json(item) for item in any_of) if any_of is not None else None,
         )
 
 
@@ -65,12 +70,23 @@ class Concurrency:
 
 
 @dataclass(frozen=True)
+class Race:
+    """Send a step ``repeat`` times while the harness swaps the directory ``swap`` for a link
+    to the directory ``outside`` (both relative to the root), over and over."""
+
+    swap: str
+    outside: str
+    repeat: int = 50
+
+
+@dataclass(frozen=True)
 class Step:
     op: str
     args: Mapping[str, Any]
     expect: Expectation
     concurrent: Concurrency | None = None
     crash_points: bool = False
+    race: Race | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +157,7 @@ def _step(raw: Mapping[str, Any]) -> Step:
         if concurrent
         else None,
         crash_points=bool(raw.get("crash_points")),
+        race=Race(**raw["race"]) if "race" in raw else None,
     )
 
 

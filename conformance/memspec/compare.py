@@ -1,7 +1,10 @@
 """Every way a comparison is relaxed, each named and tested.
 
 Results are compared by ``json_equal``: strict JSON equality in which object key order
-does not count, and text may be sent either as a string or as ``{"base64": ...}``.
+does not count, and text may be sent either as a string or as ``{"base64": ...}``. Where
+an expected result holds ``{"text_pattern": "<regular expression>"}``, the reply's text
+there must match the expression as a whole (for what a case cannot pin, such as the size
+a filesystem gives a directory).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import binascii
 import re
 from typing import Any
 
-__all__ = ["json_equal", "text_bytes", "text_matches_pattern"]
+__all__ = ["is_text_pattern", "json_equal", "text_bytes", "text_matches_pattern"]
 
 
 def text_bytes(value: Any) -> bytes | None:
@@ -37,7 +40,14 @@ def json_equal(expected: Any, actual: Any) -> bool:
     True
     >>> json_equal(1, True), json_equal(1, 1.0)
     (False, False)
+    >>> json_equal({"size": {"text_pattern": "[0-9]+K"}}, {"size": "4K"})
+    True
     """
+    if is_text_pattern(expected):
+        actual_text = text_bytes(actual)
+        return actual_text is not None and text_matches_pattern(
+            expected["text_pattern"], actual_text
+        )
     expected_text = text_bytes(expected)
     if expected_text is not None:
         return text_bytes(actual) == expected_text
@@ -56,8 +66,17 @@ def json_equal(expected: Any, actual: Any) -> bool:
     return type(expected) is type(actual) and expected == actual
 
 
+def is_text_pattern(value: Any) -> bool:
+    """Whether an expected value is ``{"text_pattern": ...}``: text judged by a pattern."""
+    return (
+        isinstance(value, dict)
+        and set(value) == {"text_pattern"}
+        and isinstance(value["text_pattern"], str)
+    )
+
+
 def text_matches_pattern(pattern: str, content: bytes) -> bool:
-    """Whether the whole UTF-8 ``content`` matches ``pattern`` (expected trees only).
+    """Whether the whole UTF-8 ``content`` matches ``pattern`` (expected trees and results).
 
     >>> text_matches_pattern("[0-9]+", b"4312"), text_matches_pattern("[0-9]+", b"43\\n")
     (True, False)

@@ -8,7 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 from memspec._data import fixtures_dir, spec_dir
+from memspec._model_text import expected_leaks
 from memspec._profiles import profile_of_op, profile_of_requirement
+from memspec._race import race_problems
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.requirements import load_requirements
 from memspec.suite.registry import RegisteredCase, registered_cases
@@ -64,7 +66,10 @@ def _case_problems(case: Case, where: str) -> list[str]:
                 f"{where}: step {index} expects {len(step.expect.results)} "
                 "results, not workers × repeat"
             )
-    return problems
+        for expected in (step.expect, *(step.expect.any_of or ())):
+            if expected.has_result and expected_leaks(step.op, expected.result):
+                problems.append(f"{where}: step {index} expects a host path in model text")
+    return problems + race_problems(case, where)
 
 
 def lint(

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memspec._messages import abridge, describe_difference
+from memspec._model_text import host_path_leaks
+from memspec._race import judge_any, run_race
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
@@ -94,6 +96,15 @@ def _judge(
     args: Mapping[str, Any],
 ) -> None:
     root = context.root
+    leaks = [] if response.is_error else host_path_leaks(step.op, response.result, root)
+    if leaks:
+        raise context.fail(
+            step,
+            index,
+            "text sent to the model holds a host path of the case's tree",
+            [f"  text:     {abridge(leaks[0])}"],
+            args,
+        )
     if expected.error_kind is not None:
         if not response.is_error:
             raise context.fail(
@@ -280,7 +291,9 @@ def _check_tree(
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
     step = context.case.steps[index]
     args = substitute(step.args, context.root)
-    if step.concurrent is not None:
+    if step.race is not None:
+        _run_race_step(context, adapter, workdir, index, args)
+    elif step.concurrent is not None:
         _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root), args)
     else:
         _judge(context, step, index, _call(adapter, step, args, context.root), step.expect, args)
@@ -288,6 +301,30 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
         _check_tree(
             context, step, index, step.expect.tree, workdir, args, "the tree after the step differs"
         )
+
+
+def _run_race_step(
+    context: _Context, adapter: Adapter, workdir: Path, index: int, args: Mapping[str, Any]
+) -> None:
+    step = context.case.steps[index]
+    assert step.race is not None and step.expect.any_of is not None
+    alternatives = step.expect.any_of
+
+    def fail(headline: str, details: list[str]) -> CaseFailure:
+        return context.fail(step, index, headline, details, args)
+
+    run_race(
+        step.race,
+        workdir,
+        lambda: _call(adapter, step, args, context.root),
+        lambda response: judge_any(
+            response,
+            alternatives,
+            lambda r, e: _judge(context, step, index, r, e, args),
+            fail,
+        ),
+        fail,
+    )
 
 
 def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:

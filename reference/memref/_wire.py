@@ -18,6 +18,7 @@ from memref.errors import OpError
 __all__ = [
     "arg_bool",
     "arg_int",
+    "arg_script",
     "arg_str",
     "arg_str_list",
     "arg_text",
@@ -79,6 +80,27 @@ def arg_str_list(args: Args, name: str, default: Any = _MISSING) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise OpError("invalid-args", f"argument {name!r} must be a list of strings")
     return list(value)
+
+
+def arg_script(args: Args, name: str, shapes: Mapping[str, frozenset[str]]) -> list[Args]:
+    """A list of script items, each an object whose ``op`` names one of ``shapes`` and
+    whose members are exactly those that shape lists."""
+    script = _get(args, name, _MISSING)
+    if not isinstance(script, list):
+        raise OpError("invalid-args", f"argument {name!r} must be a list")
+    for index, item in enumerate(script):
+        op = item.get("op") if isinstance(item, dict) else None
+        members = shapes.get(op) if isinstance(op, str) else None
+        if members is None:
+            raise OpError(
+                "invalid-args",
+                f"{name}[{index}] must be an object whose 'op' is one of {', '.join(shapes)}",
+            )
+        if set(item) != members:
+            raise OpError(
+                "invalid-args", f"{name}[{index}] must hold exactly {', '.join(sorted(members))}"
+            )
+    return script
 
 
 def arg_time(args: Args, name: str, default: Any = _MISSING) -> int:

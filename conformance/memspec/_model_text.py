@@ -1,0 +1,112 @@
+"""Text an application sends to the model, and the check that it holds no host path.
+
+An op's schema (``schemas/ops/<profile>/<op>.json``) may declare which parts of its
+result are text the model reads, under the keyword ``x-memspec-model-text``::
+
+    "x-memspec-model-text": [
+      {"at": "", "text": "content", "when": {"is_error": true}}
+    ]
+
+``at`` is a JSON Pointer to the object holding the text (``*`` stands for every member of
+an array), ``text`` the member holding it, and ``when`` members whose values must be equal
+for the declaration to apply. The harness applies the check to every reply of every case
+step that calls such an op: the text must not hold the absolute path of the case's tree,
+which is how a host path reaches the model. Ops that declare nothing are not checked.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from memspec._data import schema_path
+from memspec.compare import json_equal, text_bytes
+from memspec.trees import ROOT_TOKEN
+
+__all__ = [
+    "KEYWORD",
+    "Declaration",
+    "declarations",
+    "expected_leaks",
+    "host_path_leaks",
+    "model_texts",
+]
+
+KEYWORD = "x-memspec-model-text"
+
+Declaration = Mapping[str, Any]
+
+
+def _schema_file(op: str, base: Path) -> Path:
+    profile, _, name = op.partition(".")
+    return base / profile / f"{name}.json"
+
+
+@functools.cache
+def declarations(op: str, base: Path | None = None) -> tuple[Declaration, ...]:
+    """What the op's schema declares as model text; nothing when it has no schema."""
+    path = _schema_file(op, base or schema_path("ops"))
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    found = schema.get(KEYWORD, []) if isinstance(schema, dict) else []
+    return tuple(item for item in found if isinstance(item, dict))
+
+
+def _objects_at(value: Any, tokens: list[str]) -> Iterator[Any]:
+    if not tokens:
+        yield value
+        return
+    head, rest = tokens[0], tokens[1:]
+    if head == "*" and isinstance(value, list):
+        for item in value:
+            yield from _objects_at(item, rest)
+    elif isinstance(value, dict) and head in value:
+        yield from _objects_at(value[head], rest)
+    elif isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        yield from _objects_at(value[int(head)], rest)
+
+
+def _tokens(pointer: str) -> list[str]:
+    if not pointer:
+        return []
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
+
+
+def model_texts(result: Any, found: tuple[Declaration, ...]) -> list[Any]:
+    """The values in ``result`` that ``found`` declares to be text sent to the model."""
+    texts = []
+    for declaration in found:
+        member = declaration.get("text")
+        when = declaration.get("when", {})
+        for holder in _objects_at(result, _tokens(str(declaration.get("at", "")))):
+            if not isinstance(holder, dict) or member not in holder:
+                continue
+            if all(key in holder and json_equal(value, holder[key]) for key, value in when.items()):
+                texts.append(holder[member])
+    return texts
+
+
+def host_path_leaks(op: str, result: Any, root: str) -> list[str]:
+    """The model texts of ``result`` that hold the case's root ``root``."""
+    needle = root.encode("utf-8", "surrogatepass")
+    leaks = []
+    for text in model_texts(result, declarations(op)):
+        data = text_bytes(text)
+        if data is not None and needle in data:
+            leaks.append(data.decode("utf-8", "replace"))
+    return leaks
+
+
+def expected_leaks(op: str, expected_result: Any) -> list[str]:
+    """Model texts of an expected result that name the tree's root (``${ROOT}``): a case
+    must never expect a host path there."""
+    return [
+        str(text)
+        for text in model_texts(expected_result, declarations(op))
+        if isinstance(text, str) and ROOT_TOKEN in text
+    ]

@@ -1,0 +1,98 @@
+"""In-process fakes of a toy ``demo`` profile for the racer and the host-path check."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from fakes import start_reply
+
+
+class SafeWriter:
+    """Correct: ``demo.put_in`` walks ``dir`` below ``root`` from directory descriptors
+    opened without following links, so a swapped-in link is refused; ``demo.read_in`` the
+    same; ``demo.tool`` answers errors that name the path as the model wrote it."""
+
+    name = "safe-writer"
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        op, request_id, args = message["op"], message["id"], message.get("args", {})
+        if op == "start":
+            return start_reply(request_id, self.name, ["demo"], ("symlinks",), protocol="1.1.0")
+        if op == "stop":
+            return {"id": request_id, "result": None}
+        try:
+            if op == "demo.put_in":
+                return {"id": request_id, "result": self.put_in(**args)}
+            if op == "demo.read_in":
+                return {"id": request_id, "result": self.read_in(**args)}
+            if op == "demo.tool":
+                return {"id": request_id, "result": self.tool(**args)}
+        except OSError as exc:
+            return {"id": request_id, "error": {"kind": "path-escape", "message": str(exc)}}
+        return {"id": request_id, "error": {"kind": "unknown-op", "message": op}}
+
+    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+        fd = self._walk(root, dir)
+        try:
+            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=fd)
+            os.write(out, text.encode())
+            os.close(out)
+        finally:
+            os.close(fd)
+        return "ok"
+
+    def read_in(self, root: str, dir: str, name: str) -> str:
+        fd = self._walk(root, dir)
+        try:
+            inner = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+            with os.fdopen(inner, "rb") as handle:
+                return handle.read().decode()
+        finally:
+            os.close(fd)
+
+    def _walk(self, root: str, relative: str) -> int:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        for part in relative.split("/"):
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            finally:
+                os.close(fd)
+            fd = inner
+        return fd
+
+    def tool(self, root: str, path: str) -> dict[str, Any]:
+        return {"content": f"The path {path} does not exist", "is_error": True}
+
+
+class CheckThenWrite(SafeWriter):
+    """Flawed: checks that the resolved directory is inside ``root``, then writes by path."""
+
+    name = "check-then-write"
+
+    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+        path = os.path.join(root, dir)
+        if not os.path.realpath(path).startswith(os.path.realpath(root) + "/"):
+            raise OSError("outside")
+        time.sleep(0.001)  # a wider window than real code has, so that one run catches it
+        with open(os.path.join(path, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return "ok"
+
+    def read_in(self, root: str, dir: str, name: str) -> str:
+        path = os.path.join(root, dir)
+        if not os.path.realpath(path).startswith(os.path.realpath(root) + "/"):
+            raise OSError("outside")
+        time.sleep(0.001)
+        with open(os.path.join(path, name), encoding="utf-8") as handle:
+            return handle.read()
+
+
+class LeaksHostPaths(SafeWriter):
+    """Flawed: its error text names the host path of the file."""
+
+    name = "leaks-host-paths"
+
+    def tool(self, root: str, path: str) -> dict[str, Any]:
+        return {"content": f"ENOENT: no such file, open '{root}{path}'", "is_error": True}

@@ -1,0 +1,104 @@
+"""The racer: a directory of the tree swapped for a link out of it while a step repeats.
+A correct fake passes; a fake that checks a path and then uses it by path is caught
+writing outside, or reading outside; a race step is linted like any other."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memspec.adapters import Adapter
+from memspec.cases import Case, case_from_json, schema_errors
+from memspec.exceptions import CaseFailure
+from memspec.lint import _case_problems
+from memspec.runner import run_case
+
+TREE = {"memories/d/note.txt": {"text": "inside"}, "outside/note.txt": {"text": "outside"}}
+RACE = {"swap": "memories/d", "outside": "outside", "repeat": 60}
+
+
+def race_case(op: str, args: dict[str, Any], any_of: list[dict[str, Any]], **race: Any) -> Case:
+    data = {
+        "id": "demo/harness/race",
+        "description": "d",
+        "requirements": ["DEMO-ECHO-001"],
+        "requires": ["symlinks"],
+        "tree": TREE,
+        "steps": [
+            {
+                "op": op,
+                "args": {"root": "${ROOT}/memories", **args},
+                "race": {**RACE, **race},
+                "expect": {"any_of": any_of},
+            }
+        ],
+    }
+    assert schema_errors(data) == []
+    return case_from_json(data)
+
+
+WRITE = race_case(
+    "demo.put_in",
+    {"dir": "d", "name": "pwn.txt", "text": "x"},
+    [{"result": "ok"}, {"error": {"kind": "path-escape"}}],
+)
+READ = race_case(
+    "demo.read_in",
+    {"dir": "d", "name": "note.txt"},
+    [{"result": "inside"}, {"error": {"kind": "path-escape"}}],
+)
+
+
+@pytest.fixture
+def fake() -> Any:
+    adapters: list[Adapter] = []
+
+    def make(name: str) -> Adapter:
+        adapters.append(Adapter(f"python:race_fakes:{name}"))
+        return adapters[-1]
+
+    yield make
+    for adapter in adapters:
+        adapter.close()
+
+
+def test_a_walk_from_descriptors_passes_and_the_tree_is_put_back(fake: Any, tmp_path: Path) -> None:
+    run_case(WRITE, fake("SafeWriter"), base=tmp_path)
+    run_case(READ, fake("SafeWriter"), base=tmp_path)
+    assert os.listdir(tmp_path) == []  # the case's tree was removed, link and all
+
+
+def test_check_then_write_is_caught_changing_what_lies_outside(fake: Any) -> None:
+    with pytest.raises(CaseFailure, match=r"the op changed what lies outside") as caught:
+        run_case(WRITE, fake("CheckThenWrite"))
+    assert "pwn.txt: appeared" in str(caught.value)
+
+
+def test_check_then_read_is_caught_by_a_reply_the_step_does_not_allow(fake: Any) -> None:
+    with pytest.raises(CaseFailure, match=r"none of the 2 the step allows") as caught:
+        run_case(READ, fake("CheckThenWrite"))
+    assert "actual: outside" in str(caught.value)
+
+
+def test_race_steps_are_linted() -> None:
+    plain = {"op": "demo.put_in", "args": {}}
+    data = {
+        "id": "demo/harness/race",
+        "description": "d",
+        "requirements": ["DEMO-ECHO-001"],
+        "steps": [
+            {**plain, "race": RACE, "crash_points": True, "expect": {"any_of": [{"result": 1}]}},
+            {**plain, "race": RACE, "expect": {"result": 1}},
+        ],
+    }
+    assert _case_problems(case_from_json(data), "w") == [
+        "w: uses fault-injection but does not list it in requires",
+        "w: step 1 has crash_points but no expected tree",
+        "w: step 1 races and is concurrent or has crash points",
+        "w: races but does not list symlinks in requires",
+        "w: step 2 races but does not expect any_of",
+        "w: races but does not list symlinks in requires",
+    ]

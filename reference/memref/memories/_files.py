@@ -1,0 +1,265 @@
+"""How the tool changes the filesystem: every write goes through a directory descriptor.
+
+Files the tool creates or rewrites get mode 0600, directories it creates 0700 (the
+directory's mode set exactly, whatever the umask). A new file is complete before its name
+appears, and never replaces an existing one; a rewrite goes to a temporary file that is
+renamed over the old one. Every change is announced to ``memref._faults.mutation`` first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Callable
+
+from memref._atomic import write_all_and_sync
+from memref._faults import mutation
+from memref.memories._constants import DIR_MODE, FILE_MODE
+from memref.memories._errors import ToolFailure
+from memref.memories._paths import MISSING, Target
+
+__all__ = [
+    "NotRegular",
+    "create_exclusive",
+    "make_parent_dirs",
+    "make_root",
+    "read_regular",
+    "read_text",
+    "readable_directory",
+    "remove",
+    "remove_tree",
+    "rename",
+    "replace",
+]
+
+_CLOEXEC = os.O_CLOEXEC
+_O_TMPFILE: int = getattr(os, "O_TMPFILE", 0)
+
+
+class NotRegular(Exception):
+    """The name is no longer a regular file when it is opened."""
+
+
+def readable_directory(fd: int) -> int:
+    """A descriptor of the same directory that can be listed and synced."""
+    return os.open(".", os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC, dir_fd=fd)
+
+
+def read_regular(directory: int, name: str) -> bytes:
+    """The whole of the regular file ``name``; never follows a link, never blocks."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, dir_fd=directory)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENOENT, errno.ENXIO):
+            raise NotRegular from exc
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _sync(directory: int) -> None:
+    # Some filesystems cannot flush a directory; the data itself is already durable.
+    with contextlib.suppress(OSError):
+        fd = readable_directory(directory)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _make_directory(parent: int, name: str) -> int:
+    """Create the directory ``name`` (mode 0700) and return a descriptor of it; one that
+    appeared meanwhile is used as it is, as the seed does."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+    try:
+        mutation("mkdir")
+        os.mkdir(name, DIR_MODE, dir_fd=parent)
+    except FileExistsError:
+        return os.open(name, flags, dir_fd=parent)
+    fd = os.open(name, flags, dir_fd=parent)
+    if stat.S_IMODE(os.fstat(fd).st_mode) != DIR_MODE:  # a umask took bits away
+        try:
+            mutation("chmod")
+            os.fchmod(fd, DIR_MODE)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
+
+
+def make_root(base: str, name: str) -> None:
+    """The seed's constructor: create ``<base>/<name>`` and its missing ancestors, each 0700.
+
+    The base is the application's configuration, so this walks it by path.
+    """
+    missing = []
+    current = os.path.join(base, name)
+    while not os.path.exists(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for path in reversed(missing):
+        parent_path, leaf = os.path.split(path)
+        parent_fd = os.open(parent_path or ".", os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        try:
+            os.close(_make_directory(parent_fd, leaf))
+        finally:
+            os.close(parent_fd)
+
+
+def make_parent_dirs(target: Target) -> tuple[int, str]:
+    """Create the missing directories above the target (0700 each) and return the
+    directory holding its final name, and that name."""
+    found = target.parent()
+    if found is not None:
+        return found
+    if target.stop_kind != MISSING:
+        raise OSError(errno.ENOTDIR, "Not a directory")
+    depth = len(target.parts)
+    for level in range(len(target.dirs), depth):
+        parent = target.directory_at(level - 1)
+        if parent is None:
+            raise OSError(errno.ENOENT, "No such file or directory")
+        target.dirs.append(_make_directory(parent, target.name_at(level)))
+    found = target.parent()
+    assert found is not None
+    return found
+
+
+def create_exclusive(directory: int, name: str, data: bytes) -> bool:
+    """Make ``name`` a new regular file holding ``data`` (mode 0600); False when the name
+    exists. The name appears only once the file is complete and flushed."""
+    if _O_TMPFILE:
+        try:
+            made = _create_unnamed(directory, name, data)
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.ENOENT, errno.EINVAL):
+                raise
+        else:
+            _sync(directory)
+            return made
+    made = _create_through_temporary(directory, name, data)
+    _sync(directory)
+    return made
+
+
+def _create_unnamed(directory: int, name: str, data: bytes) -> bool:
+    mutation("create")
+    fd = os.open(".", _O_TMPFILE | os.O_WRONLY | _CLOEXEC, FILE_MODE, dir_fd=directory)
+    try:
+        write_all_and_sync(fd, data)
+        mutation("link")
+        try:
+            os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=directory, follow_symlinks=True)
+        except FileExistsError:
+            return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _temporary(directory: int, data: bytes) -> str:
+    """A new hidden file in ``directory`` holding ``data``, flushed; its name."""
+    name = f".tmp-{secrets.token_hex(8)}"
+    mutation("create")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
+    fd = os.open(name, flags, FILE_MODE, dir_fd=directory)
+    try:
+        write_all_and_sync(fd, data)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=directory)
+        raise
+    os.close(fd)
+    return name
+
+
+def _publish(directory: int, data: bytes, publish: Callable[[str], None]) -> None:
+    """Write ``data`` to a new hidden file, hand its name to ``publish``, and remove it if
+    it is still there afterwards."""
+    temporary = _temporary(directory, data)
+    try:
+        publish(temporary)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=directory)
+
+
+def _create_through_temporary(directory: int, name: str, data: bytes) -> bool:
+    def link(temporary: str) -> None:
+        mutation("link")
+        os.link(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+
+    try:
+        _publish(directory, data, link)
+    except FileExistsError:
+        return False
+    return True
+
+
+def replace(directory: int, name: str, data: bytes) -> None:
+    """Replace the file ``name`` with one holding ``data`` (mode 0600), atomically."""
+
+    def rename_over(temporary: str) -> None:
+        mutation("rename")
+        os.rename(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+
+    _publish(directory, data, rename_over)
+    _sync(directory)
+
+
+def remove(directory: int, name: str) -> None:
+    mutation("unlink")
+    os.unlink(name, dir_fd=directory)
+
+
+def remove_tree(directory: int, name: str) -> None:
+    """Delete the directory ``name`` and everything in it; links are removed, never
+    followed."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC, dir_fd=directory)
+    try:
+        for entry in os.listdir(fd):
+            mode = os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                remove_tree(fd, entry)
+            else:
+                remove(fd, entry)
+    finally:
+        os.close(fd)
+    mutation("rmdir")
+    os.rmdir(name, dir_fd=directory)
+
+
+def rename(source: tuple[int, str], destination: tuple[int, str]) -> None:
+    mutation("rename")
+    os.rename(source[1], destination[1], src_dir_fd=source[0], dst_dir_fd=destination[0])
+    _sync(destination[0])
+
+
+def read_text(target: Target, path: str) -> str:
+    """The target file's content as text; a failure when it is not UTF-8 or has gone."""
+    found = target.parent()
+    assert found is not None
+    try:
+        data = read_regular(*found)
+    except NotRegular:
+        raise ToolFailure(
+            f"The file {path} no longer exists (may have been deleted or renamed concurrently)."
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolFailure(f"The file {path} is not valid UTF-8 text.") from None

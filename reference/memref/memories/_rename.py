@@ -1,0 +1,34 @@
+"""``rename``: move a file or directory to a new path that does not exist yet."""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Mapping
+from typing import Any
+
+from memref.memories._errors import ToolFailure, failure_for_os_error, string
+from memref.memories._files import make_parent_dirs, rename
+from memref.memories._paths import BLOCKED, MISSING, Root, resolve
+
+__all__ = ["move"]
+
+
+def move(root: Root, tool_input: Mapping[str, Any]) -> str:
+    old, new = string(tool_input, "old_path"), string(tool_input, "new_path")
+    with resolve(root, old) as source, resolve(root, new) as destination:
+        if source.is_root:
+            raise ToolFailure("Cannot rename the /memories directory itself")
+        if destination.kind not in (MISSING, BLOCKED):
+            raise ToolFailure(f"The destination {new} already exists")
+        target = make_parent_dirs(destination)
+        missing = ToolFailure(f"The path {old} does not exist")
+        found = source.parent()
+        if found is None:
+            if source.stop_kind == MISSING:
+                raise missing
+            raise failure_for_os_error(OSError(errno.ENOTDIR, "Not a directory"), old)
+        try:
+            rename(found, target)
+        except FileNotFoundError:
+            raise missing from None
+    return f"Successfully renamed {old} to {new}"
