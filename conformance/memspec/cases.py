@@ -15,6 +15,8 @@ from typing import Any
 import jsonschema
 
 from memspec._data import fixtures_dir, schema_path
+from memspec._held_lock import HeldLock, held_lock_of
+from memspec._readers import Readers, readers_of
 from memspec.exceptions import FixtureError
 
 __all__ = [
@@ -86,6 +88,11 @@ class Step:
     expect: Expectation
     concurrent: Concurrency | None = None
     crash_points: bool = False
+    crash_points_idempotent: bool = True
+    """False: after a failed mutation the step is rerun only when its tree is not yet the
+    expected one, and only once (an op that adds a file each time it runs)."""
+    hold_lock: HeldLock | None = None
+    readers: Readers | None = None
     race: Race | None = None
 
 
@@ -157,8 +164,15 @@ def _step(raw: Mapping[str, Any]) -> Step:
         if concurrent
         else None,
         crash_points=bool(raw.get("crash_points")),
+        crash_points_idempotent=_crash_points_idempotent(raw.get("crash_points")),
+        hold_lock=held_lock_of(raw.get("hold_lock")),
+        readers=readers_of(raw.get("readers")),
         race=Race(**raw["race"]) if "race" in raw else None,
     )
+
+
+def _crash_points_idempotent(raw: Any) -> bool:
+    return not isinstance(raw, Mapping) or bool(raw.get("idempotent", True))
 
 
 def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:

@@ -11,9 +11,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from memspec._held_lock import run_while_held
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
 from memspec._race import judge_any, run_race
+from memspec._readers import Watch, watching
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
@@ -288,15 +290,65 @@ def _check_tree(
         raise context.fail(step, index, headline, details, args)
 
 
+def _held_call(
+    context: _Context, adapter: Adapter, step: Step, index: int, args: Mapping[str, Any]
+) -> Response:
+    assert step.hold_lock is not None
+    workdir = Path(context.root)
+    response, changes = run_while_held(
+        step.hold_lock,
+        workdir,
+        lambda: _call(adapter, step, args, context.root),
+        context.case.tree_ignore,
+    )
+    if changes:
+        raise context.fail(
+            step,
+            index,
+            f"wrote while the harness held {step.hold_lock.path} ({step.hold_lock.kind})",
+            [f"  {change}" for change in changes[:10]],
+            args,
+        )
+    return response
+
+
+def _check_readers(
+    context: _Context, step: Step, index: int, watch: Watch | None, args: Mapping[str, Any]
+) -> None:
+    if watch is None or not watch.bad:
+        return
+    seen = watch.bad[0]
+    raise context.fail(
+        step,
+        index,
+        f"a reader beside the step saw {watch.readers.path} in a state that is not whole",
+        [
+            f"  saw:      {'(missing)' if seen is None else repr(seen[:200])}",
+            f"  expected: a match of {watch.readers.text_pattern!r}",
+            f"  bad readings: at least {len(watch.bad)} of {watch.reads}",
+        ],
+        args,
+    )
+
+
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
     step = context.case.steps[index]
     args = substitute(step.args, context.root)
     if step.race is not None:
         _run_race_step(context, adapter, workdir, index, args)
-    elif step.concurrent is not None:
-        _judge_all(context, step, index, _run_concurrent(adapter, step, args, context.root), args)
     else:
-        _judge(context, step, index, _call(adapter, step, args, context.root), step.expect, args)
+        with watching(step.readers, workdir) as watch:
+            if step.concurrent is not None:
+                responses = _run_concurrent(adapter, step, args, context.root)
+            elif step.hold_lock is not None:
+                responses = [_held_call(context, adapter, step, index, args)]
+            else:
+                responses = [_call(adapter, step, args, context.root)]
+        _check_readers(context, step, index, watch, args)
+        if step.concurrent is not None:
+            _judge_all(context, step, index, responses, args)
+        else:
+            _judge(context, step, index, responses[0], step.expect, args)
     if step.expect.tree is not None:
         _check_tree(
             context, step, index, step.expect.tree, workdir, args, "the tree after the step differs"
@@ -335,6 +387,19 @@ def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
             _run_step(context, adapter, workdir, index)
 
 
+def _crash_reruns(context: _Context, step: Step, workdir: Path) -> tuple[str, ...]:
+    """The clean reruns after a failed mutation: two for an idempotent step (the first
+    must give the expected tree, the second change nothing); for one that is not, one,
+    and none when the faulted run already left the expected tree."""
+    if step.crash_points_idempotent:
+        return ("a clean rerun", "a second clean rerun")
+    assert step.expect.tree is not None
+    done = not compare_tree(
+        step.expect.tree, read_tree(workdir), context.root, context.case.tree_ignore
+    )
+    return () if done else ("a clean rerun",)
+
+
 def crash_point_steps(case: Case) -> list[int]:
     """Indexes of the steps of ``case`` marked ``crash_points``."""
     return [index for index, step in enumerate(case.steps) if step.crash_points]
@@ -345,8 +410,9 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
 
     For each k: a fresh tree, the steps before ``index`` as in the case, then the step
     with its k-th mutation failing, then the step again without a fault (the tree must be
-    the expected one) and once more (nothing may change). The first reply that attempted
-    fewer than k mutations ends the enumeration.
+    the expected one) and once more (nothing may change); a step marked not idempotent is
+    rerun once, and only when the faulted run did not already leave the expected tree.
+    The first reply that attempted fewer than k mutations ends the enumeration.
     """
     step = case.steps[index]
     if step.expect.tree is None:
@@ -373,7 +439,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     [f"  message: {abridge(faulted.error_message)}"],
                     args,
                 )
-            for attempt in ("a clean rerun", "a second clean rerun"):
+            for attempt in _crash_reruns(context, step, workdir):
                 again = _call(adapter, step, args, context.root)
                 if again.is_error:
                     raise context.fail(

@@ -86,6 +86,7 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
             with open(target, "wb") as handle:
                 handle.write(_content(spec))
                 if "size" in spec:
+                    handle.write(_fill(spec, handle.tell()))
                     handle.truncate(int(spec["size"]))
     for relative in sorted(tree, key=lambda r: (-r.count("/"), r)):
         spec = tree[relative]
@@ -251,12 +252,18 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
         elif "text" in spec or "base64" in spec:
             wanted = _content(spec)
             if "size" in spec:
-                wanted = wanted.ljust(int(spec["size"]), b"\0")
+                wanted = (wanted + _fill(spec, len(wanted))).ljust(int(spec["size"]), b"\0")
             if entry.content != wanted:
                 problems.append(
                     f"{path}: content {entry.content[:200]!r}, expected {wanted[:200]!r}"
                 )
     return problems
+
+
+def _fill(spec: Mapping[str, Any], written: int) -> bytes:
+    """The bytes ``fill`` extends a sized file with (none without ``fill``: a hole)."""
+    fill = spec.get("fill")
+    return fill.encode("ascii") * max(0, int(spec["size"]) - written) if fill else b""
 
 
 def _compare_lines(path: str, wanted: list[str], content: bytes) -> list[str]:

@@ -141,7 +141,8 @@ def _write_op(args: Args) -> Any:
 
 
 def _outline_op(args: Args) -> Any:
-    return text_out(outline(_path(args, "path")))
+    # A path holding NUL cannot be examined: its outline is "" (TURNLOG-OUT-001).
+    return text_out(outline(_str(args, "path")))
 
 
 def _index_file_op(args: Args) -> Any:

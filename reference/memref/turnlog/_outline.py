@@ -11,17 +11,18 @@ import re
 import stat
 from dataclasses import dataclass
 
-from memref._gostr import decode, trim_space
+from memref._gostr import decode, to_lower, trim_space
 from memref._wire import text_out
 from memref.turnlog._constants import MAX_FILE_SIZE, MAX_SYMBOLS
 
-__all__ = ["Heading", "headings", "outline", "outline_of_text", "render"]
+__all__ = ["Heading", "headings", "is_markdown", "outline", "outline_of_text", "render"]
 
 # RE2's \s is exactly these five; Python's \s is far wider.
 _WS = "[\t\n\f\r ]"
 # A closing run of '#' counts only after whitespace (CommonMark), so "# C#" keeps its '#'.
 _HEADING = re.compile(rf"(#{{1,6}}){_WS}+(.+?)(?:{_WS}+#+)?{_WS}*\Z", re.DOTALL)
 _FENCES = ("```", "~~~")
+_MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdx")
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,18 @@ def outline_of_text(text: str) -> str:
     return render(headings(text))
 
 
+def is_markdown(path: str) -> bool:
+    """Whether Go's ``filepath.Ext`` of ``path``, lower-cased, names a markdown file."""
+    name = path[path.rfind("/") + 1 :]
+    dot = name.rfind(".")
+    return dot >= 0 and to_lower(name[dot:]) in _MARKDOWN_EXTENSIONS
+
+
 def outline(path: str) -> str:
-    """The rendered outline of the file at ``path``; "" when it cannot be outlined."""
+    """The rendered outline of the markdown file at ``path``; "" when it cannot be
+    outlined, and for every file that is not named as markdown."""
+    if not is_markdown(path):
+        return ""
     try:
         info = os.stat(path)
     except (OSError, ValueError):

@@ -111,3 +111,27 @@ def test_invalid_utf8_kept(tmp_path: Path) -> None:
     path = tmp_path / "u.md"
     path.write_bytes(b"# caf\xe9\n")
     assert outline(str(path)).encode("utf-8", "surrogateescape") == b"1-2  caf\xe9"
+
+
+@pytest.mark.parametrize(
+    ("name", "markdown"),
+    [
+        ("a.md", True),
+        ("NOTES.MD", True),
+        ("x.markdown", True),
+        ("x.Mdx", True),
+        (".md", True),
+        ("x.mar\u212adown", True),  # Go's ToLower maps the Kelvin sign to k
+        ("notes.txt", False),
+        ("x.md.txt", False),
+        ("README", False),
+        ("d.md/notes", False),
+        ("x.md/", False),
+    ],
+)
+def test_only_markdown_names_are_outlined(tmp_path: Path, name: str, markdown: bool) -> None:
+    path = tmp_path / name.rstrip("/")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# A\n")
+    spelled = str(tmp_path / name) + ("/" if name.endswith("/") else "")
+    assert outline(spelled) == ("1-2  A" if markdown else "")

@@ -1,0 +1,107 @@
+"""A step run while the harness holds a lock: nothing may be written until it lets go.
+
+A step with ``"hold_lock": {"path": P, "kind": "flock", "hold_ms": N}`` is run like this:
+the harness takes an exclusive ``flock`` on the one entry of the tree that ``P`` (a glob,
+relative to the root) names, reads the tree, sends the step's op from a second thread,
+waits ``N`` milliseconds, reads the tree again, and only then lets go of the lock. Any
+difference between the two readings is something the op wrote while another holder had
+the lock. The reply, once it comes, is judged as the step's expectation says.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memspec.adapters import Response
+from memspec.exceptions import CaseFault
+from memspec.trees import Entry, ignored, read_tree
+
+__all__ = ["HOLD_MS", "HeldLock", "held_lock_of", "run_while_held", "tree_changes"]
+
+HOLD_MS = 1000
+
+
+@dataclass(frozen=True)
+class HeldLock:
+    """A lock file (or directory) the harness holds while a step's op runs."""
+
+    path: str
+    kind: str = "flock"
+    hold_ms: int = HOLD_MS
+
+
+def held_lock_of(raw: Mapping[str, Any] | None) -> HeldLock | None:
+    """The ``hold_lock`` member of a step, as a value (None when there is none)."""
+    if raw is None:
+        return None
+    return HeldLock(raw["path"], raw.get("kind", "flock"), raw.get("hold_ms", HOLD_MS))
+
+
+def _lock_target(root: Path, pattern: str) -> Path:
+    matches = sorted(root.glob(pattern))
+    if len(matches) != 1:
+        raise CaseFault(
+            f"hold_lock: {pattern!r} names {len(matches)} entries of the tree, not exactly one"
+        )
+    return matches[0]
+
+
+def tree_changes(
+    before: Mapping[str, Entry], after: Mapping[str, Entry], ignore: tuple[str, ...] = ()
+) -> list[str]:
+    """Every path created, removed or changed between two readings of a tree."""
+    changes = []
+    for path in sorted(set(before) | set(after)):
+        if ignored(path, ignore):
+            continue
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        if old is None:
+            changes.append(f"{path}: created")
+        elif new is None:
+            changes.append(f"{path}: removed")
+        else:
+            changes.append(f"{path}: changed")
+    return changes
+
+
+def run_while_held(
+    lock: HeldLock, root: Path, call: Callable[[], Response], ignore: tuple[str, ...] = ()
+) -> tuple[Response, list[str]]:
+    """Run ``call`` in another thread while holding ``lock``; return its reply and what
+    changed in the tree before the lock was let go."""
+    target = _lock_target(root, lock.path)
+    fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC)
+    replies: list[Response] = []
+    faults: list[BaseException] = []
+
+    def send() -> None:
+        try:
+            replies.append(call())
+        except BaseException as exc:  # re-raised in the harness's thread
+            faults.append(exc)
+
+    worker = threading.Thread(target=send, daemon=True)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise CaseFault(f"hold_lock: {lock.path} is already locked by someone else") from exc
+        before = read_tree(root)
+        worker.start()
+        worker.join(lock.hold_ms / 1000)
+        changes = tree_changes(before, read_tree(root), ignore)
+    finally:
+        os.close(fd)  # closing the only descriptor lets go of the lock
+    if worker.ident is not None:
+        worker.join()
+    if faults:
+        raise faults[0]
+    return replies[0], changes

@@ -1,0 +1,98 @@
+"""Readers beside a step: every state of a file they observe must be a whole one.
+
+A step with ``"readers": {"path": P, "text_pattern": R, "threads": N}`` is run with N
+harness threads reading ``${ROOT}/P`` over and over, from just before the step's first
+request until its last reply. Every reading must match ``R`` in full as UTF-8 (as an
+expected tree's ``text_pattern``); a missing file is a bad reading unless
+``"missing": true``. This catches writers that truncate or write in place, which a
+reader sees empty or cut short, even when the file ends up right.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memspec.compare import text_matches_pattern
+
+__all__ = ["Readers", "Watch", "readers_of", "watching"]
+
+
+@dataclass(frozen=True)
+class Readers:
+    """Harness threads reading one file of the tree while a step runs."""
+
+    path: str
+    text_pattern: str
+    threads: int = 1
+    missing: bool = False
+
+
+def readers_of(raw: Mapping[str, Any] | None) -> Readers | None:
+    """The ``readers`` member of a step, as a value (None when there is none)."""
+    if raw is None:
+        return None
+    return Readers(
+        raw["path"], raw["text_pattern"], raw.get("threads", 1), raw.get("missing", False)
+    )
+
+
+@dataclass
+class Watch:
+    """What the readers saw: how many readings, and the bad ones (None: missing)."""
+
+    readers: Readers
+    reads: int = 0
+    bad: list[bytes | None] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def observe(self, content: bytes | None) -> None:
+        good = (
+            self.readers.missing
+            if content is None
+            else text_matches_pattern(self.readers.text_pattern, content)
+        )
+        with self._lock:
+            self.reads += 1
+            if not good and len(self.bad) < 100:
+                self.bad.append(content)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # a reading that fails otherwise is a bad one too
+        return f"<cannot read: {exc.strerror}>".encode()
+
+
+@contextlib.contextmanager
+def watching(readers: Readers | None, root: Path) -> Iterator[Watch | None]:
+    """Read the file in ``readers.threads`` threads for as long as the block runs."""
+    if readers is None:
+        yield None
+        return
+    watch = Watch(readers)
+    target = root / readers.path
+    done = threading.Event()
+
+    def read_until_done() -> None:
+        while not done.is_set():
+            watch.observe(_read(target))
+
+    threads = [
+        threading.Thread(target=read_until_done, daemon=True) for _ in range(readers.threads)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        yield watch
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
