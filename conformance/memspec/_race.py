@@ -16,10 +16,14 @@ import contextlib
 import ctypes
 import ctypes.util
 import functools
+import mmap
 import os
 import signal
+import struct
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,13 +69,18 @@ def _exchange() -> Exchange | None:
 
 # The racer runs in a process of its own, so that it races an in-process adapter as truly
 # as an out-of-process one (a thread would take turns with it under the GIL). It exchanges
-# the two names in pairs, so it stops with the directory in place.
+# the two names in pairs, so it stops with the directory in place, and holds each state for
+# a random pause of up to 50 µs: on a loaded machine, where racer and adapter share a core,
+# a loop without pauses flips only between time slices and rarely inside a command. It
+# counts its swaps in a shared page, so that the harness can wait for it to move on between
+# two sends (else a fast op could answer every send within one pause).
 _RACER = r"""
-import ctypes, ctypes.util, os, signal, sys
+import ctypes, ctypes.util, mmap, os, random, signal, struct, sys, time
 libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 renameat2 = libc.renameat2
 renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
 link, directory = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+counter = mmap.mmap(int(sys.argv[3]), 8)
 stop = []
 signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
 print("ready", flush=True)
@@ -79,12 +88,15 @@ swaps = 0
 while not stop:
     if renameat2(-100, link, -100, directory, 2):
         break
-    swaps += 1
+    time.sleep(random.random() * 50e-6)
     if renameat2(-100, link, -100, directory, 2):
         break
-    swaps += 1
+    swaps += 2
+    struct.pack_into("q", counter, 0, swaps)
+    time.sleep(random.random() * 50e-6)
 print(swaps, flush=True)
 """
+_PROGRESS_WAIT_S = 0.5
 
 
 class _Racer:
@@ -92,21 +104,40 @@ class _Racer:
 
     def __init__(self, link: str, directory: str) -> None:
         self._link, self._directory = link, directory
+        self._page = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the racer
+        self._page.truncate(8)
+        self._counter = mmap.mmap(self._page.fileno(), 8)
         self._process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _RACER, link, directory],
+            [sys.executable, "-I", "-S", "-c", _RACER, link, directory, str(self._page.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
+            pass_fds=(self._page.fileno(),),
             text=True,
         )
         assert self._process.stdout is not None
         self._process.stdout.readline()  # "ready": swapping has begun
+        self._seen = 0
         self.swaps = 0
+
+    def count(self) -> int:
+        return int(struct.unpack_from("q", self._counter, 0)[0])
+
+    def moved_on(self) -> None:
+        """Wait (a little) until the racer has swapped back and forth since last asked."""
+        deadline = time.monotonic() + _PROGRESS_WAIT_S
+        while self.count() <= self._seen and time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                break
+            time.sleep(0.0002)
+        self._seen = self.count()
 
     def finish(self, exchange: Exchange) -> None:
         """Stop the racer and make sure the directory is back in its place."""
         self._process.send_signal(signal.SIGTERM)
         out, _ = self._process.communicate(timeout=30)
         self.swaps = int(out.strip() or 0)
+        self._counter.close()
+        self._page.close()
         if os.path.islink(self._directory) and not os.path.islink(self._link):
             exchange(self._link, self._directory)
 
@@ -148,6 +179,7 @@ def run_race(
     replies: list[Response] = []
     try:
         for _ in range(race.repeat):
+            racer.moved_on()
             replies.append(send())
     finally:
         racer.finish(exchange)

@@ -67,25 +67,29 @@ class SafeWriter:
 
 
 class CheckThenWrite(SafeWriter):
-    """Flawed: checks that the resolved directory is inside ``root``, then writes by path."""
+    """Flawed: checks that the resolved directory is inside ``root``, then uses it by path.
+    Between the two it waits (up to a second) for the directory to become a link, the
+    worst interleaving a racer can bring about, so that one run of a race always catches it
+    however loaded the machine is."""
 
     name = "check-then-write"
 
-    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+    def _checked(self, root: str, dir: str) -> str:
         path = os.path.join(root, dir)
         if not os.path.realpath(path).startswith(os.path.realpath(root) + "/"):
             raise OSError("outside")
-        time.sleep(0.001)  # a wider window than real code has, so that one run catches it
-        with open(os.path.join(path, name), "w", encoding="utf-8") as handle:
+        deadline = time.monotonic() + 1
+        while not os.path.islink(path) and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        return path
+
+    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+        with open(os.path.join(self._checked(root, dir), name), "w", encoding="utf-8") as handle:
             handle.write(text)
         return "ok"
 
     def read_in(self, root: str, dir: str, name: str) -> str:
-        path = os.path.join(root, dir)
-        if not os.path.realpath(path).startswith(os.path.realpath(root) + "/"):
-            raise OSError("outside")
-        time.sleep(0.001)
-        with open(os.path.join(path, name), encoding="utf-8") as handle:
+        with open(os.path.join(self._checked(root, dir), name), encoding="utf-8") as handle:
             return handle.read()
 
 

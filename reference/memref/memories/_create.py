@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +20,9 @@ def create(root: Root, tool_input: Mapping[str, Any]) -> str:
         if target.kind not in (MISSING, BLOCKED):
             raise exists
         data = encoded(string(tool_input, "file_text"), "file_text")
-        directory, name = make_parent_dirs(target)
-        if not create_exclusive(directory, name, data):
+        parent = make_parent_dirs(target)
+        if parent is None:
+            raise OSError(errno.ENOTDIR, "Not a directory")
+        if not create_exclusive(*parent, data):
             raise exists
     return f"File created successfully at: {path}"

@@ -119,23 +119,25 @@ def make_root(base: str, name: str) -> None:
             os.close(parent_fd)
 
 
-def make_parent_dirs(target: Target) -> tuple[int, str]:
-    """Create the missing directories above the target (0700 each) and return the
-    directory holding its final name, and that name."""
+def make_parent_dirs(target: Target) -> tuple[int, str] | None:
+    """Create the missing directories above the target (0700 each), as the seed does, and
+    return the directory holding its final name with that name. None when the nearest
+    existing ancestor is the parent itself and it is not a directory: nothing is made, and
+    the command's own step then fails."""
     found = target.parent()
     if found is not None:
         return found
+    depth, known = len(target.parts), len(target.dirs)
     if target.stop_kind != MISSING:
+        if depth == known + 1:
+            return None
         raise OSError(errno.ENOTDIR, "Not a directory")
-    depth = len(target.parts)
-    for level in range(len(target.dirs), depth):
+    for level in range(known, depth):
         parent = target.directory_at(level - 1)
         if parent is None:
             raise OSError(errno.ENOENT, "No such file or directory")
         target.dirs.append(_make_directory(parent, target.name_at(level)))
-    found = target.parent()
-    assert found is not None
-    return found
+    return target.parent()
 
 
 def create_exclusive(directory: int, name: str, data: bytes) -> bool:

@@ -198,7 +198,9 @@ class Target:
         return None if directory is None else (directory, self.name_at(depth))
 
     def descend(self, name: str) -> Target:
-        """The entry ``name`` of this directory, resolved from here (a new Target)."""
+        """The entry ``name`` of this directory, resolved from here as the kernel resolves
+        it (a new Target): a name below one that is missing or not a directory, ``..``
+        included, fails with OSError instead of being kept."""
         child = Target(
             self.path,
             self.root,
@@ -207,7 +209,7 @@ class Target:
             self.stop_kind,
         )
         try:
-            child.walk(deque([name]))
+            child.walk(deque([name]), strict=True)
         except BaseException:
             child.close()
             raise
@@ -228,11 +230,13 @@ class Target:
         self.close()
         self.parts.clear()
 
-    def walk(self, pending: deque[str]) -> None:
+    def walk(self, pending: deque[str], *, strict: bool = False) -> None:
         links = 0
         while pending:
             name = pending.popleft()
             depth, known = len(self.parts), len(self.dirs)
+            if strict and depth >= known:
+                raise OSError(errno.ENOENT if self.stop_kind == MISSING else errno.ENOTDIR, name)
             if name == "..":
                 if depth == 0:
                     raise escape(self.path)
@@ -330,9 +334,10 @@ def resolve(root: Root, path: str) -> Target:
 def existing_file(root: Root, path: str) -> Target:
     """The regular file ``path`` names; a failure when it is missing or something else."""
     target = resolve(root, path)
-    if target.kind == FILE:
+    kind = target.kind
+    if kind == FILE:
         return target
     target.close()
-    if target.kind in (MISSING, BLOCKED):
+    if kind in (MISSING, BLOCKED):
         raise does_not_exist(path)
     raise ToolFailure(f"The path {path} is not a file.")

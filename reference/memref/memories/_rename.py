@@ -23,9 +23,9 @@ def move(root: Root, tool_input: Mapping[str, Any]) -> str:
         target = make_parent_dirs(destination)
         missing = ToolFailure(f"The path {old} does not exist")
         found = source.parent()
-        if found is None:
-            if source.stop_kind == MISSING:
-                raise missing
+        if (found is None and source.stop_kind == MISSING) or source.kind == MISSING:
+            raise missing
+        if found is None or target is None:
             raise failure_for_os_error(OSError(errno.ENOTDIR, "Not a directory"), old)
         try:
             rename(found, target)
