@@ -94,7 +94,9 @@ def _base_case(case_id: str) -> str:
     return case_id.removesuffix("/crash-points")
 
 
-def reason_problems(case_id: str, reason: str) -> list[str]:
+def reason_problems(
+    case_id: str, reason: str, entries: dict[tuple[str, str], Entry] = ENTRIES
+) -> list[str]:
     """What is wrong with one expectation's reason; nothing when it names recorded rows
     that show the case."""
     named = _NAMED.findall(reason)
@@ -103,7 +105,7 @@ def reason_problems(case_id: str, reason: str) -> list[str]:
     profile = case_id.split("/", 1)[0]
     problems = []
     for kind, name in named:
-        entry = ENTRIES.get((profile, name))
+        entry = entries.get((profile, name))
         if entry is None:
             problems.append(f"{case_id}: spec/divergences.md has no {profile} row {name!r}")
         elif entry.kind != kind:
@@ -160,3 +162,67 @@ def test_the_report_fails_exactly_the_expected_cases(name: str) -> None:
     current = {case.id for case in load_cases(profiles=profiles)}
     stale = sorted(current - {r["id"] for r in records})
     assert stale == [], f"the report predates these cases: rerun .ci/implementations ({stale[:5]})"
+
+
+PAGE = """# Divergences
+
+## `demo` (the seed)
+
+| row | kind | ports | seed | spec | clause |
+|---|---|---|---|---|---|
+| `wide` | drift | the port trims more | trims less | trims less | port drift |
+| `torn` | fix | all | writes in place | renames | corrupts a file |
+
+### `wide`: the port trims more
+
+- **Cases:** demo/area/trim-one, demo/area/trim-two.
+
+### `torn`: the file is rewritten in place
+
+- **Cases:** demo/area/crash.
+
+## `other` (another seed)
+
+| # | area | seed | spec | clause |
+|---|---|---|---|---|
+| 1 | area | a | b | documented contract |
+
+### The first
+
+- **Cases:** `other/area/first`.
+"""
+
+
+def test_the_page_is_read_row_by_row_with_the_cases_of_each() -> None:
+    entries = divergence_entries(PAGE)
+    assert sorted(entries) == [("demo", "torn"), ("demo", "wide"), ("other", "other#1")]
+    assert entries["demo", "wide"] == Entry(
+        "demo", "wide", "drift", frozenset({"demo/area/trim-one", "demo/area/trim-two"})
+    )
+    assert entries["demo", "torn"].kind == "divergence"
+    assert entries["other", "other#1"].cases == {"other/area/first"}
+
+
+@pytest.mark.parametrize(
+    ("case_id", "reason", "problem"),
+    [
+        ("demo/area/trim-one", "drift: wide", None),
+        ("demo/area/crash/crash-points", "divergence: torn", None),
+        ("other/area/first", "divergence: other#1 (the seed answers a)", None),
+        ("demo/area/trim-one", "drift: wide; divergence: torn", "does not list this case"),
+        ("demo/area/trim-one", "trims more; drift: wide", "starts with no"),
+        ("demo/area/trim-one", "failing when the suite was adopted", "starts with no"),
+        ("demo/area/trim-one", "drift: narrow", "has no demo row 'narrow'"),
+        ("demo/area/crash", "drift: torn", "is a divergence row, not a drift row"),
+        ("demo/area/trim-two", "divergence: wide", "is a drift row, not a divergence row"),
+        ("other/area/first", "divergence: other#2", "has no other row 'other#2'"),
+    ],
+)
+def test_a_reason_names_rows_that_exist_and_show_the_case(
+    case_id: str, reason: str, problem: str | None
+) -> None:
+    problems = reason_problems(case_id, reason, divergence_entries(PAGE))
+    if problem is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problem in problems[0], problems

@@ -17,7 +17,7 @@ from anthropic_python_adapter import Adapter as SyncAdapter
 
 
 class Adapter(SyncAdapter):
-    """One instance per connection; one async memory tool per base directory."""
+    """One instance per connection, with its event loop."""
 
     name = "anthropic-python-async"
     tool_class = BetaAsyncLocalFilesystemMemoryTool
@@ -28,3 +28,6 @@ class Adapter(SyncAdapter):
 
     def run(self, tool: Any, given: dict[str, Any]) -> Any:
         return self._loop.run_until_complete(tool.call(given))
+
+    def clear_all(self, tool: Any) -> Any:
+        return self._loop.run_until_complete(tool.clear_all_memory())
