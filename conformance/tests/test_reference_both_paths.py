@@ -60,6 +60,7 @@ def test_both_paths_pass_the_same_cases(both_reports: tuple[Path, Path]) -> None
         ("factstore/", 450),
         ("memorytool/", 300),
         ("turnlog/", 350),
+        ("memories/", 280),
     ):
         assert len([case for case in in_process if case.startswith(profile)]) >= at_least
 

@@ -1,0 +1,410 @@
+"""Properties of the memories profile, driven through the adapter under test.
+
+Each states an invariant of spec/memories.md over generated inputs, on a scratch base that
+the suite creates and reads itself (with a directory ``outside`` beside it that no command
+may touch).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memspec.adapters import Adapter
+from memspec.compare import text_bytes
+from memspec.suite._support import result
+from memspec.suite.registry import suite_case
+
+OUTSIDE = "outside secret\n"
+# Text without CR and without a lone surrogate; names without "/" and NUL.
+_CHARS = st.sampled_from([*"abcxyz -#:.\t", "é", "日", "$", "\\", "`"])
+texts = st.text(alphabet=st.one_of(_CHARS, st.just("\n")), max_size=60)
+words = st.text(alphabet=_CHARS, min_size=1, max_size=12)
+names = st.text(alphabet=st.sampled_from([*"abcdefXYZ_-0123456789"]), min_size=1, max_size=8)
+
+
+@contextmanager
+def _base(files: dict[str, bytes] | None = None) -> Iterator[str]:
+    """A scratch base with a root holding ``files``, and ``outside`` beside it."""
+    top = os.path.realpath(tempfile.mkdtemp(prefix="memspec-memories-"))
+    try:
+        root = os.path.join(top, "base", "memories")
+        os.makedirs(root)
+        os.makedirs(os.path.join(top, "outside"))
+        with open(os.path.join(top, "outside", "secret.txt"), "w", encoding="utf-8") as handle:
+            handle.write(OUTSIDE)
+        for name, data in (files or {}).items():
+            path = os.path.join(root, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(data)
+        yield os.path.join(top, "base")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _snapshot(top: str) -> dict[str, tuple[Any, ...]]:
+    found: dict[str, tuple[Any, ...]] = {}
+    for directory, dirnames, filenames in os.walk(top):
+        for name in dirnames + filenames:
+            path = os.path.join(directory, name)
+            info = os.lstat(path)
+            data = b""
+            if stat.S_ISREG(info.st_mode):
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            found[os.path.relpath(path, top)] = (stat.S_IFMT(info.st_mode), info.st_mtime_ns, data)
+    return found
+
+
+def _call(adapter: Adapter, base: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    reply = result(adapter, "memories.call", {"base": base, "input": tool_input})
+    assert isinstance(reply, dict) and set(reply) == {"content", "is_error"}, reply
+    assert isinstance(reply["is_error"], bool), reply
+    content = text_bytes(reply["content"])
+    assert content is not None, reply
+    if reply["is_error"]:
+        assert content, "an error reply with no text"
+        assert os.path.dirname(base).encode() not in content, f"host path in {content!r}"
+    return reply
+
+
+def _text(reply: dict[str, Any]) -> str:
+    data = text_bytes(reply["content"])
+    assert data is not None
+    return data.decode("utf-8")
+
+
+def _read(base: str, name: str) -> bytes:
+    with open(os.path.join(base, "memories", name), "rb") as handle:
+        return handle.read()
+
+
+def _numbered(lines: list[str], first: int = 1) -> str:
+    return "\n".join(f"{first + i:>6}\t{line}" for i, line in enumerate(lines))
+
+
+@suite_case(
+    "memories/create/property-create-then-view",
+    "MEMORIES-CREATE-001",
+    "MEMORIES-CREATE-002",
+    "MEMORIES-VIEW-008",
+    "MEMORIES-FILE-001",
+)
+@settings(deadline=None)
+@given(content=texts, folder=st.none() | names, name=names)
+def test_create_then_view(
+    memspec_adapter: Adapter, content: str, folder: str | None, name: str
+) -> None:
+    """A created file holds the text's UTF-8 bytes exactly, with mode 0600, and view shows
+    the text split at newlines, each line numbered."""
+    relative = f"{folder}/{name}.txt" if folder else f"{name}.txt"
+    with _base() as base:
+        created = _call(
+            memspec_adapter,
+            base,
+            {"command": "create", "path": "/memories/" + relative, "file_text": content},
+        )
+        shown = _call(memspec_adapter, base, {"command": "view", "path": "/memories/" + relative})
+        data = _read(base, relative)
+        mode = stat.S_IMODE(os.stat(os.path.join(base, "memories", relative)).st_mode)
+    assert created == {
+        "content": f"File created successfully at: /memories/{relative}",
+        "is_error": False,
+    }
+    assert data == content.encode() and mode == 0o600
+    header = f"Here's the content of /memories/{relative} with line numbers:\n"
+    assert shown["is_error"] is False and _text(shown) == header + _numbered(content.split("\n"))
+
+
+@suite_case(
+    "memories/str-replace/property-unique-replacement",
+    "MEMORIES-SR-001",
+    "MEMORIES-SR-002",
+    "MEMORIES-FILE-002",
+)
+@settings(deadline=None)
+@given(before=texts, after=texts, new=texts)
+def test_a_unique_text_is_replaced(
+    memspec_adapter: Adapter, before: str, after: str, new: str
+) -> None:
+    """Replacing a text that occurs once gives the file with that occurrence replaced, and
+    the snippet shows the new file's lines around the line where it began."""
+    marker = "\u2603unique\u2603"
+    content = before + marker + after
+    with _base({"f.txt": content.encode()}) as base:
+        reply = _call(
+            memspec_adapter,
+            base,
+            {
+                "command": "str_replace",
+                "path": "/memories/f.txt",
+                "old_str": marker,
+                "new_str": new,
+            },
+        )
+        data = _read(base, "f.txt")
+        leftovers = sorted(os.listdir(os.path.join(base, "memories")))
+    expected = before + new + after
+    assert data == expected.encode() and leftovers == ["f.txt"]
+    line = before.count("\n")
+    lines = expected.split("\n")
+    first = max(0, line - 2)
+    snippet = _numbered(lines[first : min(len(lines), line + 3)], first + 1)
+    assert _text(reply) == (
+        "The memory file has been edited. Here is the snippet showing the change "
+        "(with line numbers):\n" + snippet
+    )
+
+
+@suite_case("memories/insert/property-insert-lines", "MEMORIES-INS-001", "MEMORIES-INS-002")
+@settings(deadline=None)
+@given(content=texts, text=texts, data=st.data())
+def test_insert_puts_the_text_at_the_line(
+    memspec_adapter: Adapter, content: str, text: str, data: st.DataObject
+) -> None:
+    """insert at line i of n gives the old lines with the text (its final newlines removed)
+    between line i and line i + 1, the file ending with a newline."""
+    lines = content.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    at = data.draw(st.integers(0, len(lines)), label="insert_line")
+    with _base({"f.txt": content.encode()}) as base:
+        reply = _call(
+            memspec_adapter,
+            base,
+            {
+                "command": "insert",
+                "path": "/memories/f.txt",
+                "insert_line": at,
+                "insert_text": text,
+            },
+        )
+        written = _read(base, "f.txt").decode()
+    assert reply == {"content": "The file /memories/f.txt has been edited.", "is_error": False}
+    joined = "\n".join([*lines[:at], text.rstrip("\n"), *lines[at:]])
+    assert written == (joined if joined.endswith("\n") else joined + "\n")
+
+
+def _size(size: int) -> str:
+    if size == 0:
+        return "0B"
+    unit = min((size.bit_length() - 1) // 10, 3)
+    value = Fraction(size, 1024**unit)
+    if value.denominator == 1:
+        return f"{value.numerator}{'BKMG'[unit]}"
+    tenths = round(value * 10)  # Fraction rounds half to even
+    return f"{tenths // 10}.{tenths % 10}{'BKMG'[unit]}"
+
+
+@suite_case(
+    "memories/view/property-listing",
+    "MEMORIES-VIEW-001",
+    "MEMORIES-VIEW-002",
+    "MEMORIES-VIEW-003",
+    "MEMORIES-VIEW-005",
+    divergences=("listing-header", "size-ties"),
+)
+@settings(deadline=None)
+@given(
+    files=st.dictionaries(
+        st.tuples(st.sampled_from(["", "d/", ".h/", "d/e/"]), names),
+        st.integers(0, 3 << 20),
+        max_size=8,
+    )
+)
+def test_a_listing_shows_each_file_with_its_size(
+    memspec_adapter: Adapter, files: dict[tuple[str, str], int]
+) -> None:
+    """Every file of the first two levels that is not hidden is listed under its path with
+    its size; nothing hidden, nothing deeper; siblings by name. Directory sizes are not
+    compared."""
+    with _base() as base:
+        root = os.path.join(base, "memories")
+        for (folder, name), size in files.items():
+            os.makedirs(os.path.join(root, folder), exist_ok=True)
+            with open(os.path.join(root, folder, name + ".bin"), "wb") as handle:
+                handle.truncate(size)
+        expected = []
+        for directory, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            depth = os.path.relpath(directory, root).count("/") + (directory != root)
+            if depth >= 2:
+                continue
+            for name in filenames:
+                relative = os.path.relpath(os.path.join(directory, name), root)
+                size = os.path.getsize(os.path.join(directory, name))
+                expected.append(f"{_size(size)}\t/memories/{relative}")
+        reply = _call(memspec_adapter, base, {"command": "view", "path": "/memories"})
+    header, own, *lines = _text(reply).split("\n")
+    assert header == (
+        "Here're the files and directories up to 2 levels deep in /memories, "
+        "excluding hidden items:"
+    )
+    assert own.endswith("\t/memories")
+    shown = [line for line in lines if not line.endswith("/")]
+    assert sorted(shown) == sorted(expected)
+    order = [line.split("\t", 1)[1] for line in lines]
+    assert order == sorted(order, key=lambda path: path.rstrip("/").split("/"))
+
+
+_SEGMENTS = st.sampled_from(["a", "b", "..", ".", "", "x.txt", "%2e%2e", "..\\", "~"])
+
+
+@suite_case(
+    "memories/paths/property-nothing-outside",
+    "MEMORIES-PATH-009",
+    "MEMORIES-PATH-004",
+    "MEMORIES-ERR-001",
+    "MEMORIES-ERR-005",
+)
+@settings(deadline=None)
+@given(
+    command=st.sampled_from(["view", "create", "str_replace", "insert", "delete", "rename"]),
+    first=st.lists(_SEGMENTS, max_size=5),
+    second=st.lists(_SEGMENTS, max_size=5),
+)
+def test_no_path_reaches_outside(
+    memspec_adapter: Adapter, command: str, first: list[str], second: list[str]
+) -> None:
+    """Whatever path a command gets (dot-dot, empty and dot segments, literal look-alikes),
+    nothing outside the root changes, and any error is a reply whose text holds no host
+    path."""
+    path, other = ("/memories/" + "/".join(parts) for parts in (first, second))
+    tool_input: dict[str, Any] = {
+        "command": command,
+        "path": path,
+        "file_text": "pwned\n",
+        "old_str": "secret",
+        "new_str": "pwned",
+        "insert_line": 0,
+        "insert_text": "pwned",
+        "old_path": path,
+        "new_path": other,
+    }
+    with _base({"a/x.txt": b"inside\n", "b/x.txt": b"b\n"}) as base:
+        outside = os.path.join(os.path.dirname(base), "outside")
+        before = _snapshot(outside)
+        reply = _call(memspec_adapter, base, tool_input)
+        after = _snapshot(outside)
+    assert after == before, (reply, sorted(set(after.items()) ^ set(before.items())))
+    assert OUTSIDE.strip() not in _text(reply)
+
+
+_NOT_BELOW = st.one_of(
+    st.sampled_from(["", "/", "memories", "/memorie", "/MEMORIES", "/etc/passwd", "memories/x"]),
+    st.builds(lambda tail: "/memories" + tail, st.text(alphabet="_-X2b.~", min_size=1, max_size=8)),
+)
+
+
+@suite_case(
+    "memories/paths/property-only-below-memories",
+    "MEMORIES-PATH-001",
+    "MEMORIES-ERR-007",
+    divergences=("sibling-prefix", "error-prefix"),
+)
+@settings(deadline=None)
+@given(path=_NOT_BELOW, command=st.sampled_from(["view", "create", "delete"]))
+def test_a_path_not_below_memories_is_refused(
+    memspec_adapter: Adapter, path: str, command: str
+) -> None:
+    """A path that is neither /memories nor below /memories/ (sibling prefixes included) is
+    refused with the prefix text, and nothing in the root changes."""
+    with _base({"X": b"x\n", "_backup/x.txt": b"x\n"}) as base:
+        before = _snapshot(base)
+        reply = _call(memspec_adapter, base, {"command": command, "path": path, "file_text": "x"})
+        after = _snapshot(base)
+    assert reply == {"content": f"Path must start with /memories, got: {path}", "is_error": True}
+    assert after == before
+
+
+_MEMBER_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 5),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.lists(st.integers(-2, 3), max_size=3),
+    st.sampled_from(["/memories", "/memories/a.txt", "/memories/d", "/memories/../x"]),
+)
+
+
+@suite_case(
+    "memories/errors/property-every-input-gets-a-reply",
+    "MEMORIES-ERR-001",
+    "MEMORIES-ERR-005",
+    "MEMORIES-OP-003",
+)
+@settings(deadline=None)
+@given(
+    tool_input=st.dictionaries(
+        st.sampled_from(
+            [
+                "command",
+                "path",
+                "view_range",
+                "file_text",
+                "old_str",
+                "new_str",
+                "insert_line",
+                "insert_text",
+                "old_path",
+                "new_path",
+                "other",
+            ]
+        ),
+        _MEMBER_VALUES,
+    ),
+    command=st.none()
+    | st.sampled_from(["view", "create", "str_replace", "insert", "delete", "rename", "undo_edit"]),
+)
+def test_every_input_gets_a_reply(
+    memspec_adapter: Adapter, tool_input: dict[str, Any], command: str | None
+) -> None:
+    """Any tool input object, however malformed, gets a reply with content and is_error,
+    never a protocol error, and nothing outside the root changes."""
+    if command is not None:
+        tool_input["command"] = command
+    with _base({"a.txt": b"a\nb\n", "d/e.txt": b"e\n"}) as base:
+        outside = os.path.join(os.path.dirname(base), "outside")
+        before = _snapshot(outside)
+        _call(memspec_adapter, base, tool_input)
+        assert _snapshot(outside) == before
+
+
+@suite_case(
+    "memories/view/property-line-limit",
+    "MEMORIES-VIEW-011",
+    "MEMORIES-VIEW-008",
+    divergences=("line-limit-text", "error-prefix"),
+)
+def test_the_line_limit(memspec_adapter: Adapter) -> None:
+    """A file of 999,999 newline-terminated lines (1,000,000 lines as split) is refused with
+    the line-limit text, whatever the view_range; one of 999,998 is shown, 999,999 lines
+    numbered up to 999999."""
+    with _base({"big.txt": b"\n" * 999_999, "fits.txt": b"\n" * 999_998}) as base:
+        refused = _call(memspec_adapter, base, {"command": "view", "path": "/memories/big.txt"})
+        ranged = _call(
+            memspec_adapter,
+            base,
+            {"command": "view", "path": "/memories/big.txt", "view_range": [1, 2]},
+        )
+        shown = _call(
+            memspec_adapter,
+            base,
+            {"command": "view", "path": "/memories/fits.txt", "view_range": [999_998, -1]},
+        )
+    limit = "File /memories/{} exceeds maximum line limit of 999,999 lines."
+    assert refused == ranged == {"content": limit.format("big.txt"), "is_error": True}
+    assert _text(shown) == (
+        "Here's the content of /memories/fits.txt with line numbers:\n999998\t\n999999\t"
+    )
