@@ -29,6 +29,7 @@ import pytest
 from memspec.cases import load_cases
 from memspec.expectations import load_expectations
 from memspec.report import read_report
+from memspec.suite.registry import registered_cases
 
 REPO = Path(__file__).resolve().parents[2]
 IMPLEMENTATIONS = REPO / "implementations"
@@ -121,7 +122,7 @@ def _expectations(name: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_expected_failure_names_a_recorded_row_that_shows_it(name: str) -> None:
-    known = {case.id for case in load_cases()}
+    known = {case.id for case in load_cases()} | {entry.id for entry in registered_cases()}
     problems = []
     for case_id, reason in _expectations(name).items():
         if _base_case(case_id) not in known:
@@ -226,3 +227,12 @@ def test_a_reason_names_rows_that_exist_and_show_the_case(
         assert problems == []
     else:
         assert len(problems) == 1 and problem in problems[0], problems
+
+
+def test_the_python_sdk_adapters_pin_the_same_packages() -> None:
+    """``.ci/implementations`` installs them into one virtualenv."""
+    sync, asynchronous = (
+        (IMPLEMENTATIONS / name / "requirements.txt").read_text(encoding="utf-8")
+        for name in ("anthropic-python", "anthropic-python-async")
+    )
+    assert sync == asynchronous
