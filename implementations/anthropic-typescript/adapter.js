@@ -33,9 +33,10 @@ class OpError extends Error {
 }
 
 const SCRIPT_ITEMS = { call: ['input', 'op'], clear_all: ['op'], remove_root: ['op'] };
-// What the SDK states only as literals in its code: the virtual root and the root's name
-// (validatePath, the constructor), the listing's depth and units (view, formatFileSize),
-// the line limit and the width of line numbers (view).
+// What the SDK states only in its code, unexported: the virtual root and the root's name
+// (validatePath, the constructor), the line limit, the width of line numbers and the
+// listing's depth (view), the size units (formatFileSize), the modes (FILE_CREATE_MODE,
+// DIR_CREATE_MODE) and the commands (the tool's methods).
 const LITERALS = {
   virtual_root: '/memories',
   root_dir: 'memories',
@@ -45,6 +46,7 @@ const LITERALS = {
   size_units: ['B', 'K', 'M', 'G'],
   file_mode: '0600',
   dir_mode: '0700',
+  commands: ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'],
 };
 
 function baseArg(args) {
@@ -119,10 +121,9 @@ async function sessionScript(args) {
 }
 
 async function constants() {
-  const { parse, run, ...definition } = betaMemoryTool({});
-  const { type: tool_type, name: tool_name } = definition;
-  const commands = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
-  return { tool_type, tool_name, ...LITERALS, commands };
+  // The definition the tool gives the API: its type and name.
+  const { type: tool_type, name: tool_name } = betaMemoryTool({});
+  return { tool_type, tool_name, ...LITERALS };
 }
 
 const OPS = {
