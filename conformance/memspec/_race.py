@@ -7,7 +7,9 @@ name is at every instant either the directory or the link. When the replies are 
 directory is put back and the tree below ``outside`` must be exactly as it was: an
 implementation that checks a path and then uses it by path again is caught writing,
 renaming or deleting there. Every reply must match one of the step's ``any_of``
-expectations, which is how a read through the link is caught.
+expectations, which is how a read through the link is caught. ``${ITERATION}`` (0 to
+``repeat`` - 1) is substituted in the args and the expectations of each send, so that a
+command that works once per name (create, delete, rename) has a fresh name each time.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import dataclasses
 import functools
+import json
 import mmap
 import os
 import signal
@@ -26,13 +30,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from memspec.adapters import Response
 from memspec.cases import Case, Expectation, Race
 from memspec.exceptions import CaseFailure, HostLimitation
 from memspec.trees import Entry, read_tree
 
-__all__ = ["RACER_SUFFIX", "judge_any", "race_problems", "run_race"]
+__all__ = ["RACER_SUFFIX", "judge_any", "race_problems", "run_race", "with_iteration"]
 
 RACER_SUFFIX = ".memspec-racer"
 _AT_FDCWD = -100
@@ -160,12 +165,13 @@ def _changes(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:
 def run_race(
     race: Race,
     workdir: Path,
-    send: Callable[[], Response],
-    judge: Callable[[Response], None],
+    send: Callable[[int], Response],
+    judge: Callable[[int, Response], None],
     fail: Callable[[str, list[str]], CaseFailure],
 ) -> None:
-    """Send the step ``race.repeat`` times under the racer; raise CaseFailure when
-    anything below ``race.outside`` changed or a reply is not one the step allows."""
+    """Send the step ``race.repeat`` times under the racer (``send(i)`` for the i-th
+    time); raise CaseFailure when anything below ``race.outside`` changed or a reply is
+    not one the step allows."""
     exchange = _exchange()
     if exchange is None:
         raise HostLimitation("host: the racer needs renameat2 with RENAME_EXCHANGE (Linux)")
@@ -178,9 +184,9 @@ def run_race(
     racer = _Racer(str(link), str(directory))
     replies: list[Response] = []
     try:
-        for _ in range(race.repeat):
+        for iteration in range(race.repeat):
             racer.moved_on()
-            replies.append(send())
+            replies.append(send(iteration))
     finally:
         racer.finish(exchange)
         with contextlib.suppress(FileNotFoundError):
@@ -192,8 +198,22 @@ def run_race(
             f"({racer.swaps} swaps, {race.repeat} calls), the op changed what lies outside",
             [f"  {change}" for change in changes[:10]],
         )
-    for reply in replies:
-        judge(reply)
+    for iteration, reply in enumerate(replies):
+        judge(iteration, reply)
+
+
+def with_iteration(expectation: Expectation, iteration: int) -> Expectation:
+    """``expectation`` with ``${ITERATION}`` replaced by ``iteration`` in its values."""
+
+    def put(value: Any) -> Any:
+        text = json.dumps(value).replace("${ITERATION}", str(iteration))
+        return json.loads(text)
+
+    return dataclasses.replace(
+        expectation,
+        result=put(expectation.result),
+        error_message=put(expectation.error_message),
+    )
 
 
 def judge_any(

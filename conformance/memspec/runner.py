@@ -14,7 +14,7 @@ from typing import Any
 from memspec._held_lock import run_while_held
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
-from memspec._race import judge_any, run_race
+from memspec._race import judge_any, run_race, with_iteration
 from memspec._readers import Watch, watching
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
@@ -368,11 +368,11 @@ def _run_race_step(
     run_race(
         step.race,
         workdir,
-        lambda: _call(adapter, step, args, context.root),
-        lambda response: judge_any(
+        lambda i: _call(adapter, step, _worker_args(args, 0, i), context.root),
+        lambda i, response: judge_any(
             response,
-            alternatives,
-            lambda r, e: _judge(context, step, index, r, e, args),
+            tuple(with_iteration(e, i) for e in alternatives),
+            lambda r, e: _judge(context, step, index, r, e, _worker_args(args, 0, i)),
             fail,
         ),
         fail,

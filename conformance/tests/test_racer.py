@@ -83,6 +83,31 @@ def test_check_then_read_is_caught_by_a_reply_the_step_does_not_allow(fake: Any)
     assert "actual: outside" in str(caught.value)
 
 
+def test_each_send_gets_its_iteration_in_args_and_expectations(fake: Any) -> None:
+    numbered = race_case(
+        "demo.tool",
+        {"path": "/memories/n${ITERATION}"},
+        [
+            {
+                "result": {
+                    "content": "The path /memories/n${ITERATION} does not exist",
+                    "is_error": True,
+                }
+            }
+        ],
+        repeat=5,
+    )
+    run_case(numbered, fake("SafeWriter"))
+    fixed = race_case(
+        "demo.tool",
+        {"path": "/memories/n${ITERATION}"},
+        [{"result": {"content": "The path /memories/n0 does not exist", "is_error": True}}],
+        repeat=5,
+    )
+    with pytest.raises(CaseFailure, match="none of the 1 the step allows"):
+        run_case(fixed, fake("SafeWriter"))
+
+
 def test_race_steps_are_linted() -> None:
     plain = {"op": "demo.put_in", "args": {}}
     data = {

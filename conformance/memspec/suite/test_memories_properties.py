@@ -166,7 +166,12 @@ def test_a_unique_text_is_replaced(
     )
 
 
-@suite_case("memories/insert/property-insert-lines", "MEMORIES-INS-001", "MEMORIES-INS-002")
+@suite_case(
+    "memories/insert/property-insert-lines",
+    "MEMORIES-INS-001",
+    "MEMORIES-INS-002",
+    divergences=("insert-newline",),
+)
 @settings(deadline=None)
 @given(content=texts, text=texts, data=st.data())
 def test_insert_puts_the_text_at_the_line(

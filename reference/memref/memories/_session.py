@@ -4,7 +4,6 @@ another process, and ``clear_all_memory``."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 import stat
@@ -58,23 +57,19 @@ def remove_root(base: str) -> None:
 def session_script(base: str, script: Sequence[Mapping[str, Any]]) -> Iterator[Reply | None]:
     """One tool on ``base`` for the whole script: the root is made when the tool is, and
     later commands meet whatever happened to it meanwhile."""
-    made = execute_construct(base)
+
+    def construct() -> str:
+        make_root(base, ROOT_DIR)
+        return ""
+
+    constructed = reply_for(construct, "/memories")
+    failed = constructed if constructed.is_error else None
     for item in script:
         op = item["op"]
         if op == "call":
-            yield execute(base, item["input"], construct=False) if made is None else made
+            yield failed or execute(base, item["input"], construct=False)
         elif op == "clear_all":
-            yield clear_all(base) if made is None else made
+            yield failed or clear_all(base)
         else:
             remove_root(base)
             yield None
-
-
-def execute_construct(base: str) -> Reply | None:
-    """Make the root as the tool's constructor does; a reply when that fails."""
-    try:
-        make_root(base, ROOT_DIR)
-    except OSError as exc:
-        reason = os.strerror(exc.errno or errno.EIO).lower()
-        return Reply(f"The memory root could not be made: {reason}.", True)
-    return None
