@@ -4,8 +4,9 @@ A step with ``"hold_lock": {"path": P, "kind": "flock", "hold_ms": N}`` is run l
 the harness takes an exclusive ``flock`` on the one entry of the tree that ``P`` (a glob,
 relative to the root) names, reads the tree, sends the step's op from a second thread,
 waits ``N`` milliseconds, reads the tree again, and only then lets go of the lock. Any
-difference between the two readings is something the op wrote while another holder had
-the lock. The reply, once it comes, is judged as the step's expectation says.
+difference between the two readings (restricted to the globs of ``watch`` when given) is
+something the op wrote while another holder had the lock. The reply, once it comes, is
+judged as the step's expectation says.
 """
 
 from __future__ import annotations
@@ -34,13 +35,21 @@ class HeldLock:
     path: str
     kind: str = "flock"
     hold_ms: int = HOLD_MS
+    watch: tuple[str, ...] = ()
+    """Globs, relative to the root: only these paths must stay unchanged while the lock is
+    held (the whole tree when empty)."""
 
 
 def held_lock_of(raw: Mapping[str, Any] | None) -> HeldLock | None:
     """The ``hold_lock`` member of a step, as a value (None when there is none)."""
     if raw is None:
         return None
-    return HeldLock(raw["path"], raw.get("kind", "flock"), raw.get("hold_ms", HOLD_MS))
+    return HeldLock(
+        raw["path"],
+        raw.get("kind", "flock"),
+        raw.get("hold_ms", HOLD_MS),
+        tuple(raw.get("watch", ())),
+    )
 
 
 def _lock_target(root: Path, pattern: str) -> Path:
@@ -53,12 +62,16 @@ def _lock_target(root: Path, pattern: str) -> Path:
 
 
 def tree_changes(
-    before: Mapping[str, Entry], after: Mapping[str, Entry], ignore: tuple[str, ...] = ()
+    before: Mapping[str, Entry],
+    after: Mapping[str, Entry],
+    ignore: tuple[str, ...] = (),
+    watch: tuple[str, ...] = (),
 ) -> list[str]:
-    """Every path created, removed or changed between two readings of a tree."""
+    """Every path created, removed or changed between two readings of a tree (only those
+    matching a glob of ``watch``, when it is not empty)."""
     changes = []
     for path in sorted(set(before) | set(after)):
-        if ignored(path, ignore):
+        if ignored(path, ignore) or (watch and not ignored(path, watch)):
             continue
         old, new = before.get(path), after.get(path)
         if old == new:
@@ -97,7 +110,7 @@ def run_while_held(
         before = read_tree(root)
         worker.start()
         worker.join(lock.hold_ms / 1000)
-        changes = tree_changes(before, read_tree(root), ignore)
+        changes = tree_changes(before, read_tree(root), ignore, lock.watch)
     finally:
         os.close(fd)  # closing the only descriptor lets go of the lock
     if worker.ident is not None:

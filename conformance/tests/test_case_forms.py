@@ -55,14 +55,14 @@ def fake() -> Iterator[Callable[[str], Adapter]]:
         adapter.close()
 
 
-def _held(path: str = "lock") -> Case:
+def _held(path: str = "lock", **hold: Any) -> Case:
     return case(
         tree={"lock": {"text": ""}},
         steps=[
             {
                 "op": "demo.locked_put",
                 "args": {"path": "${ROOT}/fact.md", "text": "body\n", "lock": "${ROOT}/lock"},
-                "hold_lock": {"path": path, "hold_ms": 200},
+                "hold_lock": {"path": path, "hold_ms": 200, **hold},
                 "expect": {
                     "result": "ok",
                     "tree": {"lock": {"text": ""}, "fact.md": {"text": "body\n"}},
@@ -80,6 +80,14 @@ def test_a_writer_that_waits_for_a_held_lock_passes(fake: Callable[[str], Adapte
 def test_a_writer_that_ignores_a_held_lock_fails(fake: Callable[[str], Adapter]) -> None:
     with pytest.raises(CaseFailure, match=r"wrote while the harness held lock \(flock\)"):
         run_case(_held(), fake("IgnoresTheLock"))
+
+
+def test_a_held_lock_that_watches_some_paths_ignores_writes_elsewhere(
+    fake: Callable[[str], Adapter],
+) -> None:
+    run_case(_held(watch=["other", "sub/*"]), fake("IgnoresTheLock"))
+    with pytest.raises(CaseFailure, match=r"fact\.md: created"):
+        run_case(_held(watch=["fact*"]), fake("IgnoresTheLock"))
 
 
 def test_a_held_lock_must_name_exactly_one_entry(fake: Callable[[str], Adapter]) -> None:

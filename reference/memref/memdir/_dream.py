@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from memref import _gopath
 from memref._atomic import write_atomic
+from memref._faults import mutation
 from memref._gostr import decode, trim_space
 from memref._time import NS_PER_HOUR
 from memref.errors import OpError
@@ -85,6 +86,7 @@ def _set_times(path: str, instant: int) -> None:
     value = _chtimes_ns(instant)
     if value is not None:
         with contextlib.suppress(OSError, ValueError, OverflowError):
+            mutation("utime")
             os.utime(path, ns=(value, value))
 
 
@@ -152,9 +154,11 @@ def rollback(memory_dir: str, prior: int | None) -> None:
 def _remove(path: str) -> None:
     # Go's os.Remove: unlink, and failing that rmdir (an empty directory goes too).
     try:
+        mutation("unlink")
         os.unlink(path)
     except (OSError, ValueError):
         with contextlib.suppress(OSError, ValueError):
+            mutation("rmdir")
             os.rmdir(path)
 
 

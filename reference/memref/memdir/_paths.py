@@ -7,6 +7,7 @@ import os
 import stat
 
 from memref import _gopath
+from memref._faults import mutation
 from memref.errors import OpError
 from memref.memdir._constants import MEMORY_DIR_NAME, MEMORY_INDEX_FILE
 from memref.memdir._fileio import PathError, os_errno
@@ -63,6 +64,7 @@ def mkdir_all(path: str, mode: int = 0o755) -> PathError | None:
             break
     for directory in reversed(missing):
         try:
+            mutation("mkdir")
             os.mkdir(directory, mode)
         except (OSError, ValueError) as exc:
             # "foo/." and the like: the directory may exist after all.

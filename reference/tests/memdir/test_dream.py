@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from memdir_support import T0, at
 from pyfakefs.fake_filesystem import FakeFilesystem
 
+from memref._faults import counting
 from memref._time import NS_PER_HOUR, NS_PER_SECOND
 from memref.errors import OpError
 from memref.memdir import (
@@ -378,3 +380,25 @@ def test_count_null_since_counts_a_session_from_1700() -> None:
             pytest.skip("the filesystem cannot store 1700")
         assert count_touched_since(home, None, "") == 1
         assert count_touched_since(home, at("1699-12-31T23:59:59Z"), "") == 1
+
+
+def test_every_change_of_the_lock_is_announced_and_can_fail(tmp_path: Path) -> None:
+    memory_dir = str(tmp_path / "app" / "memory")
+    with counting() as counter:
+        assert try_acquire(memory_dir, T0, 7).ok
+    # two directories, then the temporary lock: create, write, fsync, utime, rename
+    assert counter.attempted == 7
+    for k in range(1, counter.attempted + 1):
+        shutil.rmtree(tmp_path / "app", ignore_errors=True)
+        with counting(k):
+            assert not try_acquire(memory_dir, T0, 7).ok
+        lock = tmp_path / "app" / "memory" / ".consolidate-lock"
+        assert not lock.exists(), k
+    assert try_acquire(memory_dir, T0, 7).ok
+    with counting(1) as counter:
+        rollback(memory_dir, None)
+    assert counter.attempted == 2  # the unlink failed, then Go's os.Remove tries rmdir
+    assert os.path.exists(os.path.join(memory_dir, ".consolidate-lock"))
+    with counting(2) as counter:
+        rollback(memory_dir, T0 - NS_PER_HOUR)  # the new empty body is never written
+    assert os.stat(os.path.join(memory_dir, ".consolidate-lock")).st_size == 1
