@@ -23,7 +23,7 @@ from memspec.adapters import Response
 from memspec.exceptions import CaseFault
 from memspec.trees import Entry, ignored, read_tree
 
-__all__ = ["HOLD_MS", "HeldLock", "held_lock_of", "run_while_held", "tree_changes"]
+__all__ = ["HOLD_MS", "Held", "HeldLock", "held_lock_of", "run_while_held", "tree_changes"]
 
 HOLD_MS = 1000
 
@@ -85,11 +85,30 @@ def tree_changes(
     return changes
 
 
+@dataclass(frozen=True)
+class Held:
+    """The reply of an op run while the lock was held, and what it changed meanwhile."""
+
+    lock: HeldLock
+    response: Response
+    changes: tuple[str, ...]
+
+    @property
+    def problem(self) -> tuple[str, list[str]] | None:
+        """A headline and details when something changed while the lock was held."""
+        if not self.changes:
+            return None
+        return (
+            f"wrote while the harness held {self.lock.path} ({self.lock.kind})",
+            [f"  {change}" for change in self.changes[:10]],
+        )
+
+
 def run_while_held(
     lock: HeldLock, root: Path, call: Callable[[], Response], ignore: tuple[str, ...] = ()
-) -> tuple[Response, list[str]]:
-    """Run ``call`` in another thread while holding ``lock``; return its reply and what
-    changed in the tree before the lock was let go."""
+) -> Held:
+    """Run ``call`` in another thread while holding ``lock``; its reply and what changed
+    in the tree before the lock was let go."""
     target = _lock_target(root, lock.path)
     fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC)
     replies: list[Response] = []
@@ -117,4 +136,4 @@ def run_while_held(
         worker.join()
     if faults:
         raise faults[0]
-    return replies[0], changes
+    return Held(lock, replies[0], tuple(changes))

@@ -61,6 +61,20 @@ class Watch:
             if not good and len(self.bad) < 100:
                 self.bad.append(content)
 
+    def problem(self) -> tuple[str, list[str]] | None:
+        """A headline and details when a reading was not whole; None when all were."""
+        if not self.bad:
+            return None
+        seen = self.bad[0]
+        return (
+            f"a reader beside the step saw {self.readers.path} in a state that is not whole",
+            [
+                f"  saw:      {'(missing)' if seen is None else repr(seen[:200])}",
+                f"  expected: a match of {self.readers.text_pattern!r}",
+                f"  bad readings: at least {len(self.bad)} of {self.reads}",
+            ],
+        )
+
 
 def _read(path: Path) -> bytes | None:
     try:

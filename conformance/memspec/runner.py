@@ -15,7 +15,7 @@ from memspec._held_lock import run_while_held
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
 from memspec._race import judge_any, run_race, with_iteration
-from memspec._readers import Watch, watching
+from memspec._readers import watching
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
@@ -290,45 +290,15 @@ def _check_tree(
         raise context.fail(step, index, headline, details, args)
 
 
-def _held_call(
-    context: _Context, adapter: Adapter, step: Step, index: int, args: Mapping[str, Any]
-) -> Response:
-    assert step.hold_lock is not None
-    workdir = Path(context.root)
-    response, changes = run_while_held(
-        step.hold_lock,
-        workdir,
-        lambda: _call(adapter, step, args, context.root),
-        context.case.tree_ignore,
-    )
-    if changes:
-        raise context.fail(
-            step,
-            index,
-            f"wrote while the harness held {step.hold_lock.path} ({step.hold_lock.kind})",
-            [f"  {change}" for change in changes[:10]],
-            args,
-        )
-    return response
-
-
-def _check_readers(
-    context: _Context, step: Step, index: int, watch: Watch | None, args: Mapping[str, Any]
+def _raise_problem(
+    context: _Context,
+    step: Step,
+    index: int,
+    problem: tuple[str, list[str]] | None,
+    args: Mapping[str, Any],
 ) -> None:
-    if watch is None or not watch.bad:
-        return
-    seen = watch.bad[0]
-    raise context.fail(
-        step,
-        index,
-        f"a reader beside the step saw {watch.readers.path} in a state that is not whole",
-        [
-            f"  saw:      {'(missing)' if seen is None else repr(seen[:200])}",
-            f"  expected: a match of {watch.readers.text_pattern!r}",
-            f"  bad readings: at least {len(watch.bad)} of {watch.reads}",
-        ],
-        args,
-    )
+    if problem is not None:
+        raise context.fail(step, index, problem[0], problem[1], args)
 
 
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
@@ -341,10 +311,17 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
             if step.concurrent is not None:
                 responses = _run_concurrent(adapter, step, args, context.root)
             elif step.hold_lock is not None:
-                responses = [_held_call(context, adapter, step, index, args)]
+                held = run_while_held(
+                    step.hold_lock,
+                    workdir,
+                    lambda: _call(adapter, step, args, context.root),
+                    context.case.tree_ignore,
+                )
+                _raise_problem(context, step, index, held.problem, args)
+                responses = [held.response]
             else:
                 responses = [_call(adapter, step, args, context.root)]
-        _check_readers(context, step, index, watch, args)
+        _raise_problem(context, step, index, watch.problem() if watch else None, args)
         if step.concurrent is not None:
             _judge_all(context, step, index, responses, args)
         else:
