@@ -5,9 +5,7 @@ entry's reason names the rows of ``spec/divergences.md`` behind it: ``drift: <ro
 row of a drift table (a port that answers differently from the seed), ``divergence:
 <profile>#<n>`` or ``divergence: <row>`` for a fix of the spec or an adaptation. Every
 named row must exist under the case's profile, and must list the case among the ones that
-show it. A ``left-out.txt`` beside the expectations lists, with the same kind of reason,
-the cases the strict run leaves out because they catch the implementation in some runs
-only; they are the only cases a report may lack.
+show it.
 
 The reports come from ``.ci/implementations``, which installs each implementation and runs
 its profile with its expectations file. ``.ci/run`` runs it before the tests and sets
@@ -122,35 +120,14 @@ def _expectations(name: str) -> dict[str, str]:
     return load_expectations(IMPLEMENTATIONS / name / EXPECTATIONS)
 
 
-def left_out(text: str) -> dict[str, str]:
-    """A ``left-out.txt``: case id -> reason, one a line; ``#`` starts a comment line."""
-    found = {}
-    for line in text.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            case_id, _, reason = line.strip().partition(" ")
-            found[case_id] = reason.strip()
-    return found
-
-
-def _left_out(name: str) -> dict[str, str]:
-    path = IMPLEMENTATIONS / name / "left-out.txt"
-    return left_out(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_every_expected_failure_names_a_recorded_row_that_shows_it(name: str) -> None:
     known = {case.id for case in load_cases()} | {entry.id for entry in registered_cases()}
     problems = []
-    expected = _expectations(name)
-    for case_id, reason in [*expected.items(), *_left_out(name).items()]:
+    for case_id, reason in _expectations(name).items():
         if _base_case(case_id) not in known:
             problems.append(f"{case_id}: no such case")
         problems += reason_problems(case_id, reason)
-    problems += [
-        f"{case_id}: both expected and left out"
-        for case_id in _left_out(name)
-        if case_id in expected
-    ]
     assert problems == []
 
 
@@ -184,9 +161,7 @@ def test_the_report_fails_exactly_the_expected_cases(name: str) -> None:
     assert xfailed == set(_expectations(name))
     profiles = {r["profile"] for r in records}
     current = {case.id for case in load_cases(profiles=profiles)}
-    ran = {r["id"] for r in records}
-    assert ran.isdisjoint(_left_out(name)), "a case of left-out.txt ran"
-    stale = sorted(current - ran - set(_left_out(name)))
+    stale = sorted(current - {r["id"] for r in records})
     assert stale == [], f"the report predates these cases: rerun .ci/implementations ({stale[:5]})"
 
 
@@ -217,11 +192,6 @@ PAGE = """# Divergences
 
 - **Cases:** `other/area/first`.
 """
-
-
-def test_a_left_out_file_gives_each_case_its_reason() -> None:
-    text = "# a comment\n\ndemo/area/trim-one drift: wide (caught in 7 of 10 runs)\n"
-    assert left_out(text) == {"demo/area/trim-one": "drift: wide (caught in 7 of 10 runs)"}
 
 
 def test_the_page_is_read_row_by_row_with_the_cases_of_each() -> None:
