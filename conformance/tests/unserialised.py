@@ -13,7 +13,9 @@ so that every op a concurrency case sends does its read-modify-write unguarded:
 - ``turnlog.write``: a name is checked with ``lstat`` and then written (rename over it,
   no ``fsync``), as the seed's ``uniquePath`` and ``os.WriteFile`` do;
 - ``turnlog.index_file``: SQLite opens the index with ``nolock=1``, so transactions of
-  different connections are not serialised.
+  different connections are not serialised;
+- ``memories.call``: ``create`` checks that the name is free and then renames its file
+  over it, instead of claiming the name exclusively.
 
 ``in_place()`` makes the memory tool write MEMORY.md as Go's ``os.WriteFile`` does:
 truncate, then write, without a lock.
@@ -31,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from memref.memories._files import replace
 from memref.turnlog import _write as turnlog_write
 from memref.turnlog._write import candidates
 
@@ -43,6 +46,7 @@ UNLOCKED_OPS = frozenset(
         "factstore.write",
         "turnlog.write",
         "turnlog.index_file",
+        "memories.call",
     }
 )
 
@@ -87,6 +91,15 @@ def _check_then_write(directory: str, base: str, data: bytes) -> str:
     raise AssertionError("no free name")
 
 
+def _checked_then_renamed(directory: int, name: str, data: bytes) -> bool:
+    try:
+        os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        replace(directory, name, data)
+        return True
+    return False
+
+
 def _connect_without_locks(path: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?nolock=1", *args, uri=True, **kwargs)
 
@@ -105,6 +118,7 @@ def unlocked() -> Iterator[None]:
         patch.setattr("memref.factstore._migrate_codebase.flocked", _lock_file_only)
         patch.setattr("memref.factstore._write._write_file_atomic", _shared_temporary)
         patch.setattr(turnlog_write, "_claim", _check_then_write)
+        patch.setattr("memref.memories._create.create_exclusive", _checked_then_renamed)
         patch.setattr(
             "memref.turnlog._store.sqlite3",
             types.SimpleNamespace(connect=_connect_without_locks, Error=sqlite3.Error),
