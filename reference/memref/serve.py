@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
-import pkgutil
+import os
 import sys
-import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
 import memref
@@ -19,29 +18,56 @@ __all__ = ["OPS", "Implementation", "serve"]
 Op = Callable[[Mapping[str, Any]], Any]
 
 
-_BASE_CAPABILITIES = ("symlinks", "fifos", "concurrency", "fault-injection")
+# What memref claims as an implementation: every capability the harness knows. A profile
+# whose cases need one of them lists it in its ``_ops.CAPABILITIES`` as well; a test keeps
+# the two in step, so that ``start`` can be answered without importing any profile.
+CAPABILITIES = ["concurrency", "fault-injection", "fifos", "git", "symlinks", "threads"]
+
+_PACKAGE = os.path.dirname(memref.__file__)
 
 
-def _load_profiles() -> tuple[dict[str, Op], list[str]]:
+def _profile_names() -> list[str]:
     """Every subpackage of memref with an ``_ops`` module is a profile it serves."""
-    ops: dict[str, Op] = {}
-    capabilities = set(_BASE_CAPABILITIES)
-    for package in sorted(pkgutil.iter_modules(memref.__path__), key=lambda m: m.name):
-        if not package.ispkg or package.name.startswith("_"):
-            continue
-        try:
-            module = importlib.import_module(f"memref.{package.name}._ops")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"memref.{package.name}._ops":
-                raise
-            continue
-        ops.update(module.OPS)
-        capabilities.update(getattr(module, "CAPABILITIES", ()))
-    return ops, sorted(capabilities)
+    return sorted(
+        entry.name
+        for entry in os.scandir(_PACKAGE)
+        if entry.is_dir()
+        and not entry.name.startswith("_")
+        and os.path.isfile(os.path.join(entry.path, "_ops.py"))
+    )
 
 
-OPS, CAPABILITIES = _load_profiles()
-PROFILES = sorted({name.split(".", 1)[0] for name in OPS})
+PROFILES = _profile_names()
+
+
+class _Ops(Mapping[str, Op]):
+    """The ops of every profile, each profile imported when one of its ops is first
+    asked for: a start answers before any profile's code is loaded."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Mapping[str, Op]] = {}
+
+    def _profile(self, name: str) -> Mapping[str, Op]:
+        if name not in self._loaded:
+            module = importlib.import_module(f"memref.{name}._ops")
+            self._loaded[name] = module.OPS
+        return self._loaded[name]
+
+    def __getitem__(self, op: str) -> Op:
+        profile = op.split(".", 1)[0]
+        if profile not in PROFILES:
+            raise KeyError(op)
+        return self._profile(profile)[op]
+
+    def __iter__(self) -> Iterator[str]:
+        for name in PROFILES:
+            yield from self._profile(name)
+
+    def __len__(self) -> int:
+        return sum(len(self._profile(name)) for name in PROFILES)
+
+
+OPS: Mapping[str, Op] = _Ops()
 
 
 class Implementation:
@@ -89,6 +115,8 @@ def _answer(request_id: Any, function: Op, args: Mapping[str, Any]) -> dict[str,
     except OpError as exc:
         return _error(request_id, exc.kind, exc.message)
     except Exception as exc:  # a bug in memref is still an answer, never a dead adapter
+        import traceback  # only on this path: the adapter starts without it
+
         detail = "".join(traceback.format_exception_only(exc)).strip()
         return _error(request_id, "internal", detail)
 
