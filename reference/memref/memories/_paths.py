@@ -47,8 +47,10 @@ DIR, FILE, FIFO, SOCKET, OTHER, MISSING = "dir", "file", "fifo", "socket", "othe
 BLOCKED = "blocked"
 """A path below an entry that exists and is not a directory."""
 LINK = "link"
-MAX_LINKS = 40
-"""Links followed in one resolution before it counts as a loop (Linux's limit)."""
+MAX_LINKS = 4096
+"""Links one resolution may follow in all: a bound on a hostile tree of links that lead to
+one another many times over (each followed again and again) without forming a loop. The
+spec leaves resolutions beyond 200 links unspecified."""
 
 _O_PATH: int = getattr(os, "O_PATH", 0)
 _CLOEXEC = os.O_CLOEXEC
@@ -232,7 +234,12 @@ class Target:
 
     def walk(self, pending: deque[str], *, strict: bool = False) -> None:
         links = 0
+        # The links whose targets are still being walked, each with the number of names
+        # left after it: a link met again while its own target is being walked is a loop.
+        resolving: list[tuple[tuple[int, int, str], int]] = []
         while pending:
+            while resolving and len(pending) <= resolving[-1][1]:
+                resolving.pop()
             name = pending.popleft()
             depth, known = len(self.parts), len(self.dirs)
             if strict and depth >= known:
@@ -250,10 +257,12 @@ class Target:
             kind, fd, link = _lookup(self.dirs[-1], name)
             if kind == LINK:
                 links += 1
-                if links > MAX_LINKS:
+                key = _identity(self.dirs[-1], name)
+                if links > MAX_LINKS or any(key == held for held, _ in resolving):
                     raise ToolFailure(
                         f"The path {self.path} has too many levels of symbolic links."
                     )
+                resolving.append((key, len(pending)))
                 segments = _segments(link)
                 if link.startswith("/"):
                     below = self.root.below(segments)
@@ -268,6 +277,12 @@ class Target:
                 self.dirs.append(fd)
             else:
                 self.stop_kind = kind
+
+
+def _identity(directory: int, name: str) -> tuple[int, int, str]:
+    """A link's place: its directory (device and inode) and its name there."""
+    info = os.fstat(directory)
+    return info.st_dev, info.st_ino, name
 
 
 def _lookup(directory: int, name: str) -> tuple[str, int | None, str]:

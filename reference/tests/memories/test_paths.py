@@ -11,7 +11,7 @@ import pytest
 
 from memref.memories import _paths
 from memref.memories._errors import ToolFailure
-from memref.memories._paths import Root, resolve, virtual_segments
+from memref.memories._paths import MAX_LINKS, Root, resolve, virtual_segments
 
 from .support import base_with, call, tree_of
 
@@ -74,15 +74,39 @@ def test_links_out_of_the_root_are_refused(tmp_path: Path, target: str, path: st
         resolve(root, path)
 
 
-def test_a_chain_of_forty_links_is_followed_and_one_more_is_a_loop(tmp_path: Path) -> None:
+def test_a_chain_of_links_is_followed_however_long(tmp_path: Path) -> None:
     base = base_with(tmp_path, {"end.txt": "end"})
     root = Path(base) / "memories"
-    for i in range(41):
-        os.symlink(f"l{i + 1}" if i < 40 else "end.txt", root / f"l{i}")
-    assert _kind(base, "/memories/l1")[0] == "file"
-    os.symlink("l0", root / "one-more")
+    for i in range(300):
+        os.symlink(f"l{i + 1}" if i < 299 else "end.txt", root / f"l{i}")
+    assert _kind(base, "/memories/l0")[0] == "file"
+
+
+def test_a_link_met_again_while_its_target_is_resolved_is_a_loop(tmp_path: Path) -> None:
+    base = base_with(tmp_path, {})
+    root = Path(base) / "memories"
+    os.symlink("b", root / "a")
+    os.symlink("a/x", root / "b")
     with Root(base) as root_fd, pytest.raises(ToolFailure, match="too many levels"):
-        resolve(root_fd, "/memories/one-more")
+        resolve(root_fd, "/memories/a")
+
+
+def test_a_link_used_twice_one_after_the_other_is_no_loop(tmp_path: Path) -> None:
+    base = base_with(tmp_path, {"d/x.txt": "x"})
+    root = Path(base) / "memories"
+    os.symlink("d", root / "l")
+    assert _kind(base, "/memories/l/../l/x.txt")[0] == "file"
+
+
+def test_links_that_multiply_without_a_loop_are_bounded(tmp_path: Path) -> None:
+    base = base_with(tmp_path, {"d/end.txt": "end"})
+    root = Path(base) / "memories"
+    os.symlink("d", root / "n0")
+    for i in range(1, 16):  # n_i leads through n_(i-1) twice: 2^15 links to follow
+        os.symlink(f"n{i - 1}/../n{i - 1}", root / f"n{i}")
+    assert MAX_LINKS < 2**15
+    with Root(base) as root_fd, pytest.raises(ToolFailure, match="too many levels"):
+        resolve(root_fd, "/memories/n15/end.txt")
 
 
 def test_a_root_that_is_a_link_is_followed_by_both_of_its_paths(tmp_path: Path) -> None:
