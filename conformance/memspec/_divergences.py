@@ -4,7 +4,9 @@ A profile's section (``## `<profile>` ...``) opens with a table whose first colu
 its rows, a number (``5``) or a word (``lost-update``); entry ``<profile>#<row>`` is the
 row's ``###`` section: the one whose heading starts with the row's word in backticks,
 or, in a table of numbered rows, the n-th section. The cases an entry lists are the case
-ids in its ``**Cases:**`` and ``**Properties that reach it:**`` items.
+ids in its ``**Cases:**`` and ``**Properties that reach it:**`` items. A row whose second
+column says ``drift`` records a port's departure from the seed (the spec pins the seed);
+every other row is a divergence of the spec.
 
 A fixture case names the entries it shows at the start of each ``|``-separated part of
 its ``divergence`` field: ``factstore#5: <why>``, or the row alone (``lost-update:
@@ -30,7 +32,7 @@ PAGE = "divergences.md"
 _PROFILE = re.compile(r"^## `([a-z][a-z0-9]*)`")
 _SECTION = re.compile(r"^### (.*)")
 _LEADING_ROW = re.compile(r"^`([a-z0-9][a-z0-9-]*)`")
-_TABLE_ROW = re.compile(r"^\|\s*`?([a-z0-9][a-z0-9-]*)`?\s*\|")
+_TABLE_ROW = re.compile(r"^\|\s*`?([a-z0-9][a-z0-9-]*)`?\s*\|([^|]*)\|")
 _LISTING = re.compile(r"^- \*\*(?:Cases|Properties that reach it):\*\*(.*)")
 _CASE_ID = re.compile(r"\b([a-z0-9]+(?:/[a-z0-9][a-z0-9-]*){2,})\b")
 _LABEL = re.compile(r"^(?:(?P<profile>[a-z][a-z0-9]*)#)?(?P<row>[a-z0-9][a-z0-9-]*)$")
@@ -41,6 +43,8 @@ class Entry:
     """One row of a profile's table and the case ids its section lists."""
 
     name: str
+    kind: str = "divergence"
+    """``drift`` or ``divergence``."""
     cases: set[str] = field(default_factory=set)
 
 
@@ -58,6 +62,7 @@ class DivergencePage:
 class _Profile:
     name: str
     rows: list[str] = field(default_factory=list)
+    kinds: dict[str, str] = field(default_factory=dict)
     sections: list[tuple[str, list[str]]] = field(default_factory=list)
     table_done: bool = False
 
@@ -85,6 +90,8 @@ def _read_profiles(lines: list[str]) -> list[_Profile]:
             if row and row.group(1) not in ("#", "row"):
                 if not current.table_done:
                     current.rows.append(row.group(1))
+                    drift = row.group(2).strip() == "drift"
+                    current.kinds[row.group(1)] = "drift" if drift else "divergence"
             elif current.rows and not line.startswith("|"):
                 current.table_done = True
             continue
@@ -113,7 +120,8 @@ def read_divergence_page(page: Path) -> DivergencePage:
                 f"{len(profile.sections)} sections"
             )
         for row in profile.rows:
-            entries[f"{profile.name}#{row}"] = Entry(f"{profile.name}#{row}")
+            name = f"{profile.name}#{row}"
+            entries[name] = Entry(name, profile.kinds[row])
         for index, (heading, listed) in enumerate(profile.sections):
             if numbered:
                 row = profile.rows[index] if index < len(profile.rows) else ""

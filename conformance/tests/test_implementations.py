@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memspec._divergences import PAGE as PAGE_NAME
+from memspec._divergences import Entry, read_divergence_page
 from memspec.cases import load_cases
 from memspec.expectations import load_expectations
 from memspec.report import read_report
@@ -42,62 +43,18 @@ NAMES = sorted(
     if path.is_dir() and (path / EXPECTATIONS).is_file()
 )
 
-_PROFILE_HEADING = re.compile(r"^## `([a-z0-9]+)`", re.MULTILINE)
-_ENTRY_HEADING = re.compile(r"^### ", re.MULTILINE)
-_TABLE_ROW = re.compile(r"^\| *(`[a-z0-9-]+`|\d+) *\|([^|\n]*)\|", re.MULTILINE)
-_CASE_ID = re.compile(r"\b([a-z0-9]+(?:/[a-z0-9][a-z0-9-]*){2,})\b")
 _NAMED = re.compile(r"\b(drift|divergence): ([a-z0-9]+#\d+|[a-z0-9][a-z0-9-]*)")
 _FAILING = ("failed", "error", "xpassed")
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One row of a profile's table on the divergences page and the cases its section lists."""
-
-    profile: str
-    name: str
-    kind: str  # "drift" or "divergence"
-    cases: frozenset[str]
-
-
-def divergence_entries(page: str) -> dict[tuple[str, str], Entry]:
-    """(profile, name) -> entry. A numbered row ``n`` is named ``<profile>#<n>``, a named row
-    by its name; the k-th ``###`` section of a profile describes its k-th row."""
-    entries: dict[tuple[str, str], Entry] = {}
-    headings = list(_PROFILE_HEADING.finditer(page))
-    for index, heading in enumerate(headings):
-        profile = heading.group(1)
-        end = headings[index + 1].start() if index + 1 < len(headings) else len(page)
-        body = page[heading.end() : end]
-        starts = [match.start() for match in _ENTRY_HEADING.finditer(body)]
-        sections = [body[s:e] for s, e in zip(starts, [*starts[1:], len(body)], strict=True)]
-        rows = _TABLE_ROW.findall(body[: starts[0]] if starts else body)
-        assert len(rows) == len(sections), (
-            f"spec/divergences.md, {profile}: {len(rows)} table rows but {len(sections)} sections"
-        )
-        for (first, second), section in zip(rows, sections, strict=True):
-            if first.startswith("`"):
-                name = first.strip("`")
-                kind = "drift" if second.strip() == "drift" else "divergence"
-                assert section.startswith(f"### `{name}`"), (profile, name, section[:80])
-            else:
-                name, kind = f"{profile}#{first}", "divergence"
-            entries[profile, name] = Entry(
-                profile, name, kind, frozenset(_CASE_ID.findall(section))
-            )
-    return entries
-
-
-ENTRIES = divergence_entries((REPO / "spec" / "divergences.md").read_text(encoding="utf-8"))
+ENTRIES = read_divergence_page(REPO / "spec" / PAGE_NAME).entries
 
 
 def _base_case(case_id: str) -> str:
     return case_id.removesuffix("/crash-points")
 
 
-def reason_problems(
-    case_id: str, reason: str, entries: dict[tuple[str, str], Entry] = ENTRIES
-) -> list[str]:
+def reason_problems(case_id: str, reason: str, entries: dict[str, Entry] = ENTRIES) -> list[str]:
     """What is wrong with one expectation's reason; nothing when it names recorded rows
     that show the case."""
     named = _NAMED.findall(reason)
@@ -106,7 +63,7 @@ def reason_problems(
     profile = case_id.split("/", 1)[0]
     problems = []
     for kind, name in named:
-        entry = entries.get((profile, name))
+        entry = entries.get(name if "#" in name else f"{profile}#{name}")
         if entry is None:
             problems.append(f"{case_id}: spec/divergences.md has no {profile} row {name!r}")
         elif entry.kind != kind:
@@ -194,14 +151,18 @@ PAGE = """# Divergences
 """
 
 
-def test_the_page_is_read_row_by_row_with_the_cases_of_each() -> None:
-    entries = divergence_entries(PAGE)
-    assert sorted(entries) == [("demo", "torn"), ("demo", "wide"), ("other", "other#1")]
-    assert entries["demo", "wide"] == Entry(
-        "demo", "wide", "drift", frozenset({"demo/area/trim-one", "demo/area/trim-two"})
-    )
-    assert entries["demo", "torn"].kind == "divergence"
-    assert entries["other", "other#1"].cases == {"other/area/first"}
+def _entries_of(page: str, folder: Path) -> dict[str, Entry]:
+    (folder / PAGE_NAME).write_text(page, encoding="utf-8")
+    return read_divergence_page(folder / PAGE_NAME).entries
+
+
+def test_rows_marked_drift_are_drift_rows_and_the_rest_divergences(tmp_path: Path) -> None:
+    entries = _entries_of(PAGE, tmp_path)
+    assert sorted(entries) == ["demo#torn", "demo#wide", "other#1"]
+    assert entries["demo#wide"].kind == "drift"
+    assert entries["demo#wide"].cases == {"demo/area/trim-one", "demo/area/trim-two"}
+    assert entries["demo#torn"].kind == entries["other#1"].kind == "divergence"
+    assert entries["other#1"].cases == {"other/area/first"}
 
 
 @pytest.mark.parametrize(
@@ -220,9 +181,9 @@ def test_the_page_is_read_row_by_row_with_the_cases_of_each() -> None:
     ],
 )
 def test_a_reason_names_rows_that_exist_and_show_the_case(
-    case_id: str, reason: str, problem: str | None
+    case_id: str, reason: str, problem: str | None, tmp_path: Path
 ) -> None:
-    problems = reason_problems(case_id, reason, divergence_entries(PAGE))
+    problems = reason_problems(case_id, reason, _entries_of(PAGE, tmp_path))
     if problem is None:
         assert problems == []
     else:
