@@ -16,13 +16,10 @@ which is how a host path reaches the model. Ops that declare nothing are not che
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
-from memspec._data import schema_path
+from memspec._op_schemas import op_schema
 from memspec.compare import json_equal, text_bytes
 from memspec.trees import ROOT_TOKEN
 
@@ -40,21 +37,10 @@ KEYWORD = "x-memspec-model-text"
 Declaration = Mapping[str, Any]
 
 
-def _schema_file(op: str, base: Path) -> Path:
-    profile, _, name = op.partition(".")
-    return base / profile / f"{name}.json"
-
-
-@functools.cache
-def declarations(op: str, base: Path | None = None) -> tuple[Declaration, ...]:
+def declarations(op: str) -> tuple[Declaration, ...]:
     """What the op's schema declares as model text; nothing when it has no schema."""
-    path = _schema_file(op, base or schema_path("ops"))
-    try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ()
-    found = schema.get(KEYWORD, []) if isinstance(schema, dict) else []
-    return tuple(item for item in found if isinstance(item, dict))
+    schema = op_schema(op) or {}
+    return tuple(item for item in schema.get(KEYWORD, []) if isinstance(item, dict))
 
 
 def _objects_at(value: Any, tokens: list[str]) -> Iterator[Any]:

@@ -28,6 +28,7 @@ __all__ = [
     "Argument",
     "args_errors",
     "arguments",
+    "forget_op_schemas",
     "kind_of",
     "lookup",
     "op_schema",
@@ -80,6 +81,12 @@ def _schemas() -> dict[str, dict[str, Any]]:
             except (OSError, UnicodeDecodeError, json.JSONDecodeError):
                 continue
     return found
+
+
+def forget_op_schemas() -> None:
+    """Read the schemas again on next use (after ``MEMSPEC_OP_SCHEMAS`` changed)."""
+    for cached in (_schemas, _registry, _validator):
+        cached.cache_clear()
 
 
 def ops_with_schemas() -> list[str]:

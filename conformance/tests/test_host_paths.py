@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import memspec._model_text as model_text
+from memspec._op_schemas import forget_op_schemas
 from memspec.adapters import Adapter
 from memspec.cases import Case, case_from_json
 from memspec.exceptions import CaseFailure
@@ -22,10 +23,11 @@ SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 
 @pytest.fixture(autouse=True)
 def demo_schemas(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(model_text, "schema_path", lambda name: SCHEMAS / name)
-    model_text.declarations.cache_clear()
+    monkeypatch.setenv("MEMSPEC_OP_SCHEMAS", str(SCHEMAS / "ops"))
+    forget_op_schemas()
     yield
-    model_text.declarations.cache_clear()
+    monkeypatch.undo()
+    forget_op_schemas()
 
 
 def tool_case(expected_content: Any) -> Case:
