@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
+from memspec._pointers import values_at
 from memspec.adapters import Response
 from memspec.cases import Case, Expectation, Step
 from memspec.compare import text_bytes
@@ -80,22 +81,6 @@ def pins_nothing(step: Step) -> bool:
     return step.expect == Expectation()
 
 
-def _at(value: Any, pointer: str) -> Iterator[Any]:
-    """The value at a JSON pointer (RFC 6901), if there is one."""
-    if pointer == "":
-        yield value
-        return
-    for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return
-    yield value
-
-
 def _text(value: Any) -> str | None:
     data = text_bytes(value)
     try:
@@ -116,7 +101,7 @@ def captured(step: Step, response: Response, fail: Fail) -> dict[str, str]:
         )
     found: dict[str, str] = {}
     for name, pointer in step.capture.items():
-        values = list(_at(response.result, pointer))
+        values = list(values_at(response.result, pointer))
         text = _text(values[0]) if values else None
         if text is None:
             where = f"at {pointer!r}" if pointer else "as a whole"

@@ -16,10 +16,11 @@ which is how a host path reaches the model. Ops that declare nothing are not che
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from memspec._op_schemas import op_schema
+from memspec._pointers import values_at
 from memspec.compare import json_equal, text_bytes
 from memspec.trees import ROOT_TOKEN
 
@@ -43,33 +44,13 @@ def declarations(op: str) -> tuple[Declaration, ...]:
     return tuple(item for item in schema.get(KEYWORD, []) if isinstance(item, dict))
 
 
-def _objects_at(value: Any, tokens: list[str]) -> Iterator[Any]:
-    if not tokens:
-        yield value
-        return
-    head, rest = tokens[0], tokens[1:]
-    if head == "*" and isinstance(value, list):
-        for item in value:
-            yield from _objects_at(item, rest)
-    elif isinstance(value, dict) and head in value:
-        yield from _objects_at(value[head], rest)
-    elif isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        yield from _objects_at(value[int(head)], rest)
-
-
-def _tokens(pointer: str) -> list[str]:
-    if not pointer:
-        return []
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
-
-
 def model_texts(result: Any, found: tuple[Declaration, ...]) -> list[Any]:
     """The values in ``result`` that ``found`` declares to be text sent to the model."""
     texts = []
     for declaration in found:
         member = declaration.get("text")
         when = declaration.get("when", {})
-        for holder in _objects_at(result, _tokens(str(declaration.get("at", "")))):
+        for holder in values_at(result, str(declaration.get("at", ""))):
             if not isinstance(holder, dict) or member not in holder:
                 continue
             if all(key in holder and json_equal(value, holder[key]) for key, value in when.items()):
