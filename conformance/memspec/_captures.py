@@ -25,7 +25,7 @@ from memspec._pointers import values_at
 from memspec.adapters import Response
 from memspec.cases import Case, Expectation, Step
 from memspec.compare import text_bytes
-from memspec.trees import TEXT_MEMBERS
+from memspec.trees import TEXT_MEMBERS, map_strings
 
 __all__ = ["TOKEN", "bound", "capture_problems", "captured", "pins_nothing"]
 
@@ -35,13 +35,9 @@ Fail = Callable[[str, list[str]], NoReturn]
 
 
 def _replaced(value: Any, names: Mapping[str, str]) -> Any:
-    if isinstance(value, str):
-        return TOKEN.sub(lambda match: names.get(match.group(1), match.group(0)), value)
-    if isinstance(value, list):
-        return [_replaced(item, names) for item in value]
-    if isinstance(value, dict):
-        return {key: _replaced(item, names) for key, item in value.items()}
-    return value
+    return map_strings(
+        value, lambda text: TOKEN.sub(lambda match: names.get(match.group(1), match.group(0)), text)
+    )
 
 
 def _tree(tree: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import posixpath
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +31,7 @@ from urllib.parse import urldefrag, urljoin
 from memspec._captures import TOKEN as CAPTURED
 from memspec._op_schemas import WIRE_ID, lookup, op_schema, ops_with_schemas
 from memspec.cases import Case
+from memspec.trees import for_worker, substitute
 
 __all__ = [
     "DEVICES",
@@ -48,11 +48,8 @@ DEVICES = frozenset({"/dev/null", "/dev/zero"})
 PATH_TYPES = frozenset({f"{WIRE_ID}#/$defs/path", f"{WIRE_ID}#/$defs/result-path"})
 
 _PLACEHOLDER_ROOT = "/\0root"
-_TOKENS = (
-    (re.compile(r"\$\{sha256-16:[^}]*\}"), "0123456789abcdef"),
-    (re.compile(r"\$\{(?:WORKER|ITERATION)\}"), "0"),
-    (CAPTURED, "/\0captured"),
-)
+# A captured value may be any text, an absolute path outside the root included.
+_CAPTURED_STAND_IN = "/\0captured"
 
 
 @dataclass(frozen=True)
@@ -158,10 +155,10 @@ def path_arguments(
 
 
 def _placeheld(text: str) -> str:
-    text = text.replace("${ROOT}", _PLACEHOLDER_ROOT)
-    for pattern, stand_in in _TOKENS:
-        text = pattern.sub(stand_in, text)
-    return text
+    """The path as the harness would send it, with a root no real path starts with."""
+    text = CAPTURED.sub(_CAPTURED_STAND_IN, text)
+    held: str = substitute(for_worker(text, 0, 0), _PLACEHOLDER_ROOT)
+    return held
 
 
 def _inside(absolute: str) -> bool:

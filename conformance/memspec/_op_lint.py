@@ -31,30 +31,17 @@ from memspec._op_schemas import (
 )
 from memspec.cases import Case
 from memspec.compare import is_text_pattern
-from memspec.trees import substitute
+from memspec.trees import for_worker, substitute
 
 __all__ = ["SchemaCheck", "check_fixtures", "schema_problems"]
 
 # What ${ROOT} and the concurrency tokens stand for while a fixture is validated: the
 # harness's own substitution, so that lint sees what an adapter is sent.
 _ROOT = "/memspec-lint-root"
-_CONCURRENCY_TOKENS = {"${WORKER}": "0", "${ITERATION}": "0"}
 
 
 def _substitute(value: Any) -> Any:
-    return substitute(_concurrency_substituted(value), _ROOT)
-
-
-def _concurrency_substituted(value: Any) -> Any:
-    if isinstance(value, str):
-        for token, replacement in _CONCURRENCY_TOKENS.items():
-            value = value.replace(token, replacement)
-        return value
-    if isinstance(value, list):
-        return [_concurrency_substituted(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _concurrency_substituted(item) for key, item in value.items()}
-    return value
+    return substitute(for_worker(value, 0, 0), _ROOT)
 
 
 def _patterns_as_text(value: Any) -> Any:

@@ -19,7 +19,6 @@ import ctypes
 import ctypes.util
 import dataclasses
 import functools
-import json
 import mmap
 import os
 import signal
@@ -30,12 +29,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from memspec.adapters import Response
 from memspec.cases import Case, Expectation, Race
 from memspec.exceptions import CaseFailure, HostLimitation
-from memspec.trees import Entry, read_tree
+from memspec.trees import Entry, for_worker, read_tree
 
 __all__ = ["RACER_SUFFIX", "judge_any", "race_problems", "run_race", "with_iteration"]
 
@@ -203,16 +201,12 @@ def run_race(
 
 
 def with_iteration(expectation: Expectation, iteration: int) -> Expectation:
-    """``expectation`` with ``${ITERATION}`` replaced by ``iteration`` in its values."""
-
-    def put(value: Any) -> Any:
-        text = json.dumps(value).replace("${ITERATION}", str(iteration))
-        return json.loads(text)
-
+    """``expectation`` with ``${ITERATION}`` replaced by ``iteration`` in its values (and
+    ``${WORKER}`` by 0, as in the args of a race's one sender)."""
     return dataclasses.replace(
         expectation,
-        result=put(expectation.result),
-        error_message=put(expectation.error_message),
+        result=for_worker(expectation.result, 0, iteration),
+        error_message=for_worker(expectation.error_message, 0, iteration),
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 from collections.abc import Iterator, Mapping
@@ -23,7 +22,14 @@ from memspec.cases import Case, Expectation, Step
 from memspec.compare import json_equal
 from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
 from memspec.report import tmp_case_sensitive
-from memspec.trees import compare_tree, materialise, read_tree, substitute, unsubstitute
+from memspec.trees import (
+    compare_tree,
+    for_worker,
+    materialise,
+    read_tree,
+    substitute,
+    unsubstitute,
+)
 
 __all__ = [
     "CRASH_POINTS_AT_MOST",
@@ -220,12 +226,6 @@ def _call(
         raise CaseFault(f"{step.op}: adapter fault: {unsubstitute(str(exc), root)}") from exc
 
 
-def _worker_args(args: Any, worker: int, iteration: int) -> Any:
-    text = json.dumps(args)
-    text = text.replace("${WORKER}", str(worker)).replace("${ITERATION}", str(iteration))
-    return json.loads(text)
-
-
 def _run_concurrent(
     adapter: Adapter, step: Step, args: Mapping[str, Any], root: str
 ) -> list[Response]:
@@ -244,7 +244,7 @@ def _run_concurrent(
                 barrier.wait()
                 for iteration in range(repeat):
                     replies[number].append(
-                        adapters[number].call(step.op, _worker_args(args, number, iteration))
+                        adapters[number].call(step.op, for_worker(args, number, iteration))
                     )
             except BaseException as exc:  # reported after every worker has finished
                 faults.append(exc)
@@ -343,11 +343,11 @@ def _run_race_step(
     run_race(
         step.race,
         workdir,
-        lambda i: _call(adapter, step, _worker_args(args, 0, i), context.root),
+        lambda i: _call(adapter, step, for_worker(args, 0, i), context.root),
         lambda i, response: judge_any(
             response,
             tuple(with_iteration(e, i) for e in alternatives),
-            lambda r, e: _judge(context, step, index, r, e, _worker_args(args, 0, i)),
+            lambda r, e: _judge(context, step, index, r, e, for_worker(args, 0, i)),
             fail,
         ),
         fail,

@@ -11,7 +11,7 @@ import shutil
 import socket
 import stat
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,10 @@ __all__ = [
     "TEXT_MEMBERS",
     "Entry",
     "compare_tree",
+    "for_worker",
     "hand_over",
     "ignored",
+    "map_strings",
     "materialise",
     "read_tree",
     "remove_tree",
@@ -48,16 +50,31 @@ def _digest(match: re.Match[str]) -> str:
     return hashlib.sha256(match.group(1).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string inside it (object keys kept)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [map_strings(item, change) for item in value]
+    if isinstance(value, dict):
+        return {key: map_strings(item, change) for key, item in value.items()}
+    return value
+
+
 def substitute(value: Any, root: str) -> Any:
     """Replace ``${ROOT}`` in every string inside ``value``, then each
     ``${sha256-16:TEXT}`` by the first 16 hex digits of the SHA-256 of TEXT."""
-    if isinstance(value, str):
-        return _DIGEST_TOKEN.sub(_digest, value.replace(ROOT_TOKEN, root))
-    if isinstance(value, list):
-        return [substitute(item, root) for item in value]
-    if isinstance(value, dict):
-        return {key: substitute(item, root) for key, item in value.items()}
-    return value
+    return map_strings(
+        value, lambda text: _DIGEST_TOKEN.sub(_digest, text.replace(ROOT_TOKEN, root))
+    )
+
+
+def for_worker(value: Any, worker: int, iteration: int) -> Any:
+    """Replace ``${WORKER}`` and ``${ITERATION}`` in every string inside ``value``."""
+    return map_strings(
+        value,
+        lambda text: text.replace("${WORKER}", str(worker)).replace("${ITERATION}", str(iteration)),
+    )
 
 
 TEXT_MEMBERS = ("symlink", "text", "lines_any_order")
