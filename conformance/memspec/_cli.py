@@ -406,9 +406,9 @@ def _keep_hypothesis_files_out_of_cwd() -> None:
 
 
 def _cmd_serve_reference(args: argparse.Namespace) -> int:
-    from memref.serve import serve
+    from memspec._entry import serve_reference
 
-    return serve()
+    return serve_reference()
 
 
 def _cmd_smoke(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["main", "serve_reference"]
 
 SERVE_REFERENCE = "serve-reference"
 
@@ -23,6 +23,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memspec._cli import main as command_line
 
         return command_line(arguments)
+    return serve_reference()
+
+
+def serve_reference() -> int:
+    """memref over the protocol on standard input and output, until ``stop``."""
     from memref.serve import serve
 
     try:

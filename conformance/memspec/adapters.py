@@ -44,6 +44,7 @@ __all__ = [
     "Response",
     "parse_adapter_spec",
     "parse_tree_owner",
+    "reference_handler",
 ]
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -220,18 +221,19 @@ class SubprocessConnection:
 ConnectionFactory = Callable[[], Connection]
 
 
+def reference_handler() -> Any:
+    """memref, answering protocol messages in this process: the reference adapter."""
+    from memref.serve import Implementation
+
+    return Implementation()
+
+
 def parse_adapter_spec(
     spec: str, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 ) -> tuple[str, ConnectionFactory]:
     """Turn an adapter spec into a description and a factory of fresh connections."""
     if spec == "reference":
-
-        def reference() -> Connection:
-            from memref.serve import Implementation
-
-            return InProcessConnection(Implementation(), "reference")
-
-        return "reference", reference
+        return "reference", lambda: InProcessConnection(reference_handler(), "reference")
     if spec.startswith("python:"):
         parts = spec.split(":")
         if len(parts) != 3 or not all(parts[1:]):

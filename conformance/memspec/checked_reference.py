@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from memspec._op_schemas import result_errors
+from memspec.adapters import reference_handler
 
 __all__ = ["Reference", "ResultChecked"]
 
@@ -44,6 +45,4 @@ class ResultChecked:
 
 
 def Reference() -> ResultChecked:
-    from memref.serve import Implementation
-
-    return ResultChecked(Implementation())
+    return ResultChecked(reference_handler())
