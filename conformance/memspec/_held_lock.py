@@ -21,9 +21,9 @@ from typing import Any
 
 from memspec.adapters import Response
 from memspec.exceptions import CaseFault
-from memspec.trees import Entry, ignored, read_tree
+from memspec.trees import read_tree, tree_changes
 
-__all__ = ["HOLD_MS", "Held", "HeldLock", "held_lock_of", "run_while_held", "tree_changes"]
+__all__ = ["HOLD_MS", "Held", "HeldLock", "held_lock_of", "run_while_held"]
 
 HOLD_MS = 1000
 
@@ -59,30 +59,6 @@ def _lock_target(root: Path, pattern: str) -> Path:
             f"hold_lock: {pattern!r} names {len(matches)} entries of the tree, not exactly one"
         )
     return matches[0]
-
-
-def tree_changes(
-    before: Mapping[str, Entry],
-    after: Mapping[str, Entry],
-    ignore: tuple[str, ...] = (),
-    watch: tuple[str, ...] = (),
-) -> list[str]:
-    """Every path created, removed or changed between two readings of a tree (only those
-    matching a glob of ``watch``, when it is not empty)."""
-    changes = []
-    for path in sorted(set(before) | set(after)):
-        if ignored(path, ignore) or (watch and not ignored(path, watch)):
-            continue
-        old, new = before.get(path), after.get(path)
-        if old == new:
-            continue
-        if old is None:
-            changes.append(f"{path}: created")
-        elif new is None:
-            changes.append(f"{path}: removed")
-        else:
-            changes.append(f"{path}: changed")
-    return changes
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from pathlib import Path
 from memspec.adapters import Response
 from memspec.cases import Case, Expectation, Race
 from memspec.exceptions import CaseFailure, HostLimitation
-from memspec.trees import Entry, for_worker, read_tree
+from memspec.trees import for_worker, read_tree, tree_changes
 
 __all__ = ["RACER_SUFFIX", "judge_any", "race_problems", "run_race", "with_iteration"]
 
@@ -145,21 +145,6 @@ class _Racer:
             exchange(self._link, self._directory)
 
 
-def _changes(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:
-    changes = [f"{path}: removed" for path in sorted(before.keys() - after.keys())]
-    changes += [f"{path}: appeared" for path in sorted(after.keys() - before.keys())]
-    for path in sorted(before.keys() & after.keys()):
-        old, new = before[path], after[path]
-        if old != new:
-            what = [
-                name
-                for name in ("kind", "mode", "mtime_ns", "content", "target")
-                if getattr(old, name) != getattr(new, name)
-            ]
-            changes.append(f"{path}: {', '.join(what)} changed")
-    return changes
-
-
 def run_race(
     race: Race,
     workdir: Path,
@@ -189,7 +174,7 @@ def run_race(
         racer.finish(exchange)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(link)
-    changes = _changes(before, read_tree(outside))
+    changes = tree_changes(before, read_tree(outside))
     if changes:
         raise fail(
             f"while a racer swapped {race.swap} for a link to {race.outside} "

@@ -36,6 +36,7 @@ __all__ = [
     "remove_tree",
     "substitute",
     "substitute_tree",
+    "tree_changes",
     "unsubstitute",
 ]
 
@@ -228,6 +229,35 @@ def ignored(path: str, patterns: tuple[str, ...]) -> bool:
     parts = path.split("/")
     ancestors = ("/".join(parts[:i]) for i in range(1, len(parts) + 1))
     return any(fnmatch.fnmatchcase(a, p) for a in ancestors for p in patterns)
+
+
+def tree_changes(
+    before: Mapping[str, Entry],
+    after: Mapping[str, Entry],
+    ignore: tuple[str, ...] = (),
+    watch: tuple[str, ...] = (),
+) -> list[str]:
+    """Every path created, removed or changed between two readings of a tree, and what of
+    it changed (only the paths matching a glob of ``watch``, when it is not empty)."""
+    changes = []
+    for path in sorted(set(before) | set(after)):
+        if ignored(path, ignore) or (watch and not ignored(path, watch)):
+            continue
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        if old is None:
+            changes.append(f"{path}: created")
+        elif new is None:
+            changes.append(f"{path}: removed")
+        else:
+            what = [
+                name
+                for name in ("kind", "mode", "mtime_ns", "content", "target")
+                if getattr(old, name) != getattr(new, name)
+            ]
+            changes.append(f"{path}: {', '.join(what)} changed")
+    return changes
 
 
 def compare_tree(

@@ -74,7 +74,7 @@ def test_a_walk_from_descriptors_passes_and_the_tree_is_put_back(fake: Any, tmp_
 def test_check_then_write_is_caught_changing_what_lies_outside(fake: Any) -> None:
     with pytest.raises(CaseFailure, match=r"the op changed what lies outside") as caught:
         run_case(WRITE, fake("CheckThenWrite"))
-    assert "pwn.txt: appeared" in str(caught.value)
+    assert "pwn.txt: created" in str(caught.value)
 
 
 def test_check_then_read_is_caught_by_a_reply_the_step_does_not_allow(fake: Any) -> None:

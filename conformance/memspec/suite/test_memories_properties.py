@@ -22,6 +22,7 @@ from memspec.adapters import Adapter
 from memspec.compare import text_bytes
 from memspec.suite._support import result, scratch_folder
 from memspec.suite.registry import suite_case
+from memspec.trees import Entry, read_tree, tree_changes
 
 OUTSIDE = "outside secret\n"
 # Text without CR and without a lone surrogate; names without "/" and NUL.
@@ -44,18 +45,8 @@ def _base(adapter: Adapter, files: dict[str, bytes] | None = None) -> Iterator[s
         yield os.path.join(top, "base")
 
 
-def _snapshot(top: str) -> dict[str, tuple[Any, ...]]:
-    found: dict[str, tuple[Any, ...]] = {}
-    for directory, dirnames, filenames in os.walk(top):
-        for name in dirnames + filenames:
-            path = os.path.join(directory, name)
-            info = os.lstat(path)
-            data = b""
-            if stat.S_ISREG(info.st_mode):
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            found[os.path.relpath(path, top)] = (stat.S_IFMT(info.st_mode), info.st_mtime_ns, data)
-    return found
+def _snapshot(top: str) -> dict[str, Entry]:
+    return read_tree(Path(top))
 
 
 def _call(adapter: Adapter, base: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -294,7 +285,7 @@ def test_no_path_reaches_outside(
         before = _snapshot(outside)
         reply = _call(memspec_adapter, base, tool_input)
         after = _snapshot(outside)
-    assert after == before, (reply, sorted(set(after.items()) ^ set(before.items())))
+    assert tree_changes(before, after) == [], reply
     assert OUTSIDE.strip() not in _text(reply)
 
 
@@ -322,7 +313,7 @@ def test_a_path_not_below_memories_is_refused(
         reply = _call(memspec_adapter, base, {"command": command, "path": path, "file_text": "x"})
         after = _snapshot(base)
     assert reply == {"content": f"Path must start with /memories, got: {path}", "is_error": True}
-    assert after == before
+    assert tree_changes(before, after) == []
 
 
 _MEMBER_VALUES = st.one_of(
@@ -376,7 +367,7 @@ def test_every_input_gets_a_reply(
         outside = os.path.join(os.path.dirname(base), "outside")
         before = _snapshot(outside)
         _call(memspec_adapter, base, tool_input)
-        assert _snapshot(outside) == before
+        assert tree_changes(before, _snapshot(outside)) == []
 
 
 @suite_case(
