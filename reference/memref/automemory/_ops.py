@@ -29,21 +29,10 @@ Args = Mapping[str, Any]
 NS_PER_MS = 1_000_000
 
 
-def _unicode(name: str, value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise OpError("invalid-args", f"argument {name!r} is not Unicode text") from exc
-    return value
-
-
 def _text(args: Args, name: str, default: Any = ...) -> str:
+    # Text of this profile is Unicode: base64 of bytes that are not UTF-8 is refused too.
     value = _wire.arg_text(args, name) if default is ... else _wire.arg_text(args, name, default)
-    return _unicode(name, value)
-
-
-def _str(args: Args, name: str) -> str:
-    return _unicode(name, _wire.arg_str(args, name))
+    return _wire.utf8_text(name, value)
 
 
 def _optional_text(args: Args, name: str) -> str | None:
@@ -56,7 +45,7 @@ def _env(args: Args) -> dict[str, str]:
         isinstance(key, str) and isinstance(value, str) for key, value in env.items()
     ):
         raise OpError("invalid-args", "argument 'env' must map names to strings")
-    return {key: _unicode("env", value) for key, value in env.items()}
+    return {key: _wire.utf8_text("env", value) for key, value in env.items()}
 
 
 def _object(args: Args, name: str) -> dict[str, Any]:
@@ -88,36 +77,38 @@ def _constants_op(args: Args) -> Any:
 
 
 def _project_key_op(args: Args) -> Any:
-    return project_key(_str(args, "path"))
+    return project_key(_wire.arg_str(args, "path"))
 
 
 def _path_hash_op(args: Args) -> Any:
-    value = path_hash(_str(args, "path"))
+    value = path_hash(_wire.arg_str(args, "path"))
     return {"hash": value, "base36": to_base36(abs(value))}
 
 
 def _project_dir_name_op(args: Args) -> Any:
     diskless = _wire.arg_bool(args, "diskless", False)
-    return project_dir_name(_str(args, "path"), _env(args), diskless)
+    return project_dir_name(_wire.arg_str(args, "path"), _env(args), diskless)
 
 
 def _validate_memory_path_op(args: Args) -> Any:
     return validate_memory_path(
-        _str(args, "value"), _wire.arg_bool(args, "expand_tilde"), _str(args, "home")
+        _wire.arg_str(args, "value"),
+        _wire.arg_bool(args, "expand_tilde"),
+        _wire.arg_str(args, "home"),
     )
 
 
 def _key_base_op(args: Args) -> Any:
-    base = key_base(_str(args, "project_root"))
+    base = key_base(_wire.arg_str(args, "project_root"))
     return {"path": base.path, "via": base.via}
 
 
 def _memory_dir_op(args: Args) -> Any:
-    root = None if args.get("project_root") is None else _str(args, "project_root")
+    root = None if args.get("project_root") is None else _wire.arg_str(args, "project_root")
     return memory_dir(
         root,
         _env(args),
-        _str(args, "home"),
+        _wire.arg_str(args, "home"),
         _object(args, "settings"),
         _wire.arg_bool(args, "diskless", False),
     )
@@ -139,7 +130,7 @@ def _load_index_op(args: Args) -> Any:
 
 def _read_index_op(args: Args) -> Any:
     try:
-        return _load_out(read_index(_str(args, "path")))
+        return _load_out(read_index(_wire.arg_str(args, "path")))
     except OSError as exc:
         raise _os_error(exc) from exc
 
@@ -220,7 +211,7 @@ def _format_memory_file_op(args: Args) -> Any:
 
 
 def _write_memory_file_op(args: Args) -> Any:
-    path = _str(args, "path")
+    path = _wire.arg_str(args, "path")
     try:
         write_memory_file(path, *_memory_file_args(args))
     except OSError as exc:
@@ -241,11 +232,11 @@ def _freshness_op(args: Args) -> Any:
 
 
 def _carve_out_lexical_op(args: Args) -> Any:
-    return carve_out_lexical(_str(args, "path"), _str(args, "dir"))
+    return carve_out_lexical(_wire.arg_str(args, "path"), _wire.arg_str(args, "dir"))
 
 
 def _carve_out_op(args: Args) -> Any:
-    return carve_out(_str(args, "path"), _str(args, "dir"))
+    return carve_out(_wire.arg_str(args, "path"), _wire.arg_str(args, "dir"))
 
 
 def _header_out(header: ScanHeader) -> Any:
@@ -258,7 +249,7 @@ def _header_out(header: ScanHeader) -> Any:
 
 
 def _scan_memory_files_op(args: Args) -> Any:
-    return [_header_out(header) for header in scan_memory_files(_str(args, "dir"))]
+    return [_header_out(header) for header in scan_memory_files(_wire.arg_str(args, "dir"))]
 
 
 def _header_in(index: int, item: Any) -> ScanHeader:
