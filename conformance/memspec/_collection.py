@@ -11,7 +11,7 @@ import pytest
 from memspec._profiles import PROTOCOL, selectable_profiles
 from memspec._run_state import RunState, run_state
 from memspec._shard import Shard
-from memspec.cases import Case, load_cases
+from memspec.cases import Case, crash_points_id, fixture_case_ids, load_cases
 from memspec.exceptions import MemspecError
 from memspec.runner import crash_point_steps
 
@@ -43,7 +43,7 @@ def parametrize_cases(metafunc: pytest.Metafunc) -> None:
     # item for every other (the final selection is select_items').
     if state.case_ids:
         cases = [
-            c for c in cases if c.id in state.case_ids or f"{c.id}/crash-points" in state.case_ids
+            c for c in cases if c.id in state.case_ids or crash_points_id(c.id) in state.case_ids
         ]
     if state.ops:
         cases = [c for c in cases if state.ops & {step.op for step in c.steps}]
@@ -59,8 +59,8 @@ def parametrize_cases(metafunc: pytest.Metafunc) -> None:
             [
                 pytest.param(
                     (case, index),
-                    id=f"{case.id}/crash-points",
-                    marks=case_marks(case, "crash-points", f"{case.id}/crash-points"),
+                    id=crash_points_id(case.id),
+                    marks=case_marks(case, "crash-points", crash_points_id(case.id)),
                 )
                 for case, index in crash
             ],
@@ -141,12 +141,7 @@ def suite_case_ids() -> set[str]:
     run selects."""
     from memspec.suite.registry import registered_cases
 
-    ids = set()
-    for case in load_cases():
-        ids.add(case.id)
-        if crash_point_steps(case):
-            ids.add(f"{case.id}/crash-points")
-    return ids | {entry.id for entry in registered_cases()}
+    return fixture_case_ids(load_cases()) | {entry.id for entry in registered_cases()}
 
 
 class Sharding:

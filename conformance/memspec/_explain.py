@@ -8,7 +8,7 @@ import textwrap
 from memspec._coverage import requirement_coverage
 from memspec._data import spec_dir
 from memspec._op_schemas import op_schema, signature
-from memspec.cases import load_cases
+from memspec.cases import crash_points_id, load_cases
 from memspec.exceptions import UsageError
 from memspec.suite.registry import RegisteredCase, registered_cases
 
@@ -60,7 +60,7 @@ def explain(target: str) -> list[str]:
             return _registered(entry)
     for case in load_cases():
         for index in range(len(case.steps)):
-            if f"{case.id}/crash-points" == target and case.steps[index].crash_points:
+            if crash_points_id(case.id) == target and case.steps[index].crash_points:
                 return [
                     f"{target}: every filesystem mutation of step {index + 1} of "
                     f"{case.id} failed in turn",

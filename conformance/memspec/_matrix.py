@@ -153,7 +153,7 @@ def _arguments(args: Mapping[str, Any]) -> list[list[Any]]:
 
 def _fixture_details(wanted: set[str]) -> dict[str, dict[str, Any]]:
     """Description, steps and divergence of each wanted case, from the fixtures."""
-    from memspec.cases import load_cases
+    from memspec.cases import crash_points_id, load_cases
 
     details: dict[str, dict[str, Any]] = {}
     try:
@@ -161,7 +161,7 @@ def _fixture_details(wanted: set[str]) -> dict[str, dict[str, Any]]:
     except (MemspecError, OSError):
         cases = []
     for case in cases:
-        for case_id in (case.id, f"{case.id}/crash-points"):
+        for case_id in (case.id, crash_points_id(case.id)):
             if case_id not in wanted:
                 continue
             details[case_id] = {

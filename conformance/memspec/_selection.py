@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from memspec._profiles import profile_of_case
-from memspec.cases import load_cases
+from memspec.cases import fixture_case_ids, load_cases
 from memspec.exceptions import UsageError
 
 __all__ = ["check_selection", "suite_test_ids"]
@@ -50,8 +50,7 @@ def check_selection(case_ids: Sequence[str], ops: Sequence[str], profiles: Seque
     if not case_ids and not ops:
         return
     cases = load_cases()
-    known = {case.id for case in cases} | suite_test_ids()
-    known |= {f"{c.id}/crash-points" for c in cases if any(s.crash_points for s in c.steps)}
+    known = fixture_case_ids(cases) | suite_test_ids()
     for case_id in case_ids:
         if case_id not in known:
             raise UsageError(

@@ -26,6 +26,8 @@ __all__ = [
     "Race",
     "Step",
     "case_from_json",
+    "crash_points_id",
+    "fixture_case_ids",
     "fixture_files",
     "load_case",
     "load_cases",
@@ -215,6 +217,21 @@ def load_cases(root: Path | None = None, profiles: Iterable[str] | None = None) 
     base = root or fixtures_dir()
     wanted = set(profiles) if profiles else None
     return [case for case in _load_all(base.resolve()) if wanted is None or case.profile in wanted]
+
+
+def crash_points_id(case_id: str) -> str:
+    """The id under which a case's crash points are reported."""
+    return f"{case_id}/crash-points"
+
+
+def fixture_case_ids(cases: Iterable[Case]) -> set[str]:
+    """The id of every case, and the crash-points id of each that has a crash-points step."""
+    ids = set()
+    for case in cases:
+        ids.add(case.id)
+        if any(step.crash_points for step in case.steps):
+            ids.add(crash_points_id(case.id))
+    return ids
 
 
 @functools.lru_cache(maxsize=8)
