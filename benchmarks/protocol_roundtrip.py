@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from memspec import PROTOCOL_VERSION
-from memspec.adapters import Adapter
+from memspec.wire.adapters import Adapter
 
 
 def _console_script() -> str:

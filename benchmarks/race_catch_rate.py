@@ -17,10 +17,10 @@ import argparse
 import time
 from collections import Counter
 
-from memspec.adapters import Adapter
-from memspec.cases import Case, load_cases
+from memspec.corpus.cases import Case, load_cases
 from memspec.exceptions import CaseFailure
-from memspec.runner import run_case
+from memspec.run.runner import run_case
+from memspec.wire.adapters import Adapter
 
 
 def race_cases(wanted: list[str]) -> list[Case]:

@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from memspec._op_schemas import op_schema, table_cell
+from memspec.corpus.op_schemas import op_schema, table_cell
 
 SPEC = Path(__file__).resolve().parent.parent / "spec"
 ROW = re.compile(

@@ -1,3 +1,3 @@
-from memspec._entry import main
+from memspec.cli.entry import main
 
 raise SystemExit(main())

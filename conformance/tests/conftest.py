@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from memspec.adapters import Adapter
-from memspec.report import read_report
+from memspec.reports.report import read_report
+from memspec.wire.adapters import Adapter
 
 # These tests start memspec in a subprocess about a hundred times; letting pytest cache
 # its rewritten suite modules saves about a second a run.

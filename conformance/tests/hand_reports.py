@@ -16,7 +16,7 @@ from typing import Any
 
 from conftest import DATA, HERE, fake_cmd, run_memspec
 
-from memspec.report import OUTCOMES, read_report
+from memspec.reports.report import OUTCOMES, read_report
 
 
 def write_lines(target: Path, lines: list[dict[str, Any]]) -> Path:

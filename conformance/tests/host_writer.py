@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memref.serve import Implementation
-from memspec._case_paths import path_arguments
+from memspec.corpus.case_paths import path_arguments
 
 MARKER = ".memspec-host-writer-"
 JOURNAL = "MEMSPEC_HOST_WRITER_JOURNAL"

@@ -8,7 +8,7 @@ from typing import Any
 
 from fakes import start_reply
 
-from memspec._instants import parse_instant as _ns
+from memspec.wire.instants import parse_instant as _ns
 
 TYPES = ("user", "feedback", "project", "reference")
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import Runner
 
-from memspec._data import spec_dir
-from memspec._new_adapter import SPEC_COPY, VECTORS, profile_ops, slug, stub_comment
-from memspec._profiles import known_profiles
+from memspec.cli.new_adapter import SPEC_COPY, VECTORS, profile_ops, slug, stub_comment
+from memspec.corpus.data import spec_dir
+from memspec.corpus.profiles import known_profiles
 
 LANGS = ("python", "node", "go", "rust")
 

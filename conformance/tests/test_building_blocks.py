@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-import memspec.compare
-from memspec.compare import json_equal, text_bytes, text_matches_pattern
-from memspec.requirements import parse_requirements
-from memspec.trees import compare_tree, materialise, read_tree, remove_tree, substitute
+import memspec.corpus.compare
+from memspec.corpus.compare import json_equal, text_bytes, text_matches_pattern
+from memspec.corpus.requirements import parse_requirements
+from memspec.corpus.tokens import substitute
+from memspec.run.trees import compare_tree, materialise, read_tree, remove_tree
 
 
 def test_compare_doctests() -> None:
-    assert doctest.testmod(memspec.compare).failed == 0
+    assert doctest.testmod(memspec.corpus.compare).failed == 0
 
 
 @pytest.mark.parametrize(
@@ -118,8 +119,8 @@ def test_requirements_skip_fenced_examples_and_join_continuations() -> None:
 
 
 def test_case_schema_accepts_every_shipped_fixture() -> None:
-    from memspec._data import fixtures_dir
-    from memspec.cases import fixture_files, schema_errors
+    from memspec.corpus.cases import fixture_files, schema_errors
+    from memspec.corpus.data import fixtures_dir
 
     files = fixture_files(fixtures_dir())
     assert len(files) > 700
@@ -129,7 +130,7 @@ def test_case_schema_accepts_every_shipped_fixture() -> None:
 
 def test_memref_error_kinds_are_the_protocols() -> None:
     from memref.errors import ERROR_KINDS as reference_kinds
-    from memspec.protocol import ERROR_KINDS as protocol_kinds
+    from memspec.wire.protocol import ERROR_KINDS as protocol_kinds
 
     assert reference_kinds == protocol_kinds
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from memspec._captures import capture_problems
-from memspec._case_paths import OpPaths, case_path_problems
-from memspec.adapters import Adapter
-from memspec.cases import Case, case_from_json, schema_errors
+from memspec.corpus.case_paths import OpPaths, case_path_problems
+from memspec.corpus.cases import Case, case_from_json, schema_errors
 from memspec.exceptions import CaseFailure
-from memspec.report import CaseRecord, todo_groups
-from memspec.runner import run_case, run_crash_points
+from memspec.reports.report import CaseRecord, todo_groups
+from memspec.run.captures import capture_problems
+from memspec.run.runner import run_case, run_crash_points
+from memspec.wire.adapters import Adapter
 
 KEY = {"op": "demo.key", "args": {"path": "${ROOT}/Work/App"}, "capture": {"KEY": ""}}
 

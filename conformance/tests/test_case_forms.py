@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from memspec.adapters import Adapter
-from memspec.cases import Case, case_from_json, schema_errors
+from memspec.corpus.cases import Case, case_from_json, schema_errors
 from memspec.exceptions import CaseFailure, CaseFault
-from memspec.runner import run_case, run_crash_points
-from memspec.trees import compare_tree, materialise, read_tree
+from memspec.run.runner import run_case, run_crash_points
+from memspec.run.trees import compare_tree, materialise, read_tree
+from memspec.wire.adapters import Adapter
 
 
 def test_a_filled_file_has_its_size_and_no_zero_byte(tmp_path: Path) -> None:

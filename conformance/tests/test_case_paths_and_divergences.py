@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from referencing import Registry, Resource
 
-from memspec._case_paths import (
+from memspec.cli.lint import _divergence_problems
+from memspec.cli.op_lint import schema_problems
+from memspec.corpus.case_paths import (
     OpPaths,
     case_path_problems,
     leaves_root,
@@ -21,13 +23,12 @@ from memspec._case_paths import (
     select,
     selectors,
 )
-from memspec._divergences import entries_named, read_divergence_page
-from memspec._op_lint import schema_problems
-from memspec._op_schemas import WIRE_ID, wire_file
-from memspec.cases import case_from_json, schema_errors
-from memspec.lint import _divergence_problems
-from memspec.suite.registry import RegisteredCase
-from memspec.trees import compare_tree, materialise, read_tree, substitute
+from memspec.corpus.cases import case_from_json, schema_errors
+from memspec.corpus.divergences import entries_named, read_divergence_page
+from memspec.corpus.op_schemas import WIRE_ID, wire_file
+from memspec.corpus.registry import RegisteredCase
+from memspec.corpus.tokens import substitute
+from memspec.run.trees import compare_tree, materialise, read_tree
 
 TABLE = {
     "demo.write": OpPaths(args=("dir", "items[].path"), result=("path", "[].path")),

@@ -15,9 +15,9 @@ import pytest
 from conftest import DATA, HERE, Runner, fake_cmd, outcomes
 from hand_reports import rewrite, write_lines
 
-from memspec._shard import parse_shard
 from memspec.exceptions import UsageError
-from memspec.report import read_report
+from memspec.reports.report import read_report
+from memspec.reports.shard import parse_shard
 
 DEMO_BANGS = {"demo/echo/bang-one", "demo/echo/bang-two"}
 

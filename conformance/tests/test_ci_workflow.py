@@ -24,8 +24,8 @@ from typing import Any
 
 from conftest import DATA, FAKE
 
-from memspec._merge import load_run
-from memspec.report import read_report
+from memspec.reports.merge import load_run
+from memspec.reports.report import read_report
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

@@ -13,9 +13,9 @@ import pytest
 from conftest import fake_cmd
 from hand_reports import demo_environment, memspec, merge, stopped_run, usage_error
 
-from memspec._selection import check_selection, suite_test_ids
-from memspec.report import CaseRecord, Report, read_report, render_run_end
-from memspec.suite.registry import registered_cases
+from memspec.corpus.registry import registered_cases
+from memspec.plugin.selection import check_selection, suite_test_ids
+from memspec.reports.report import CaseRecord, Report, read_report, render_run_end
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +213,7 @@ def test_the_suite_tests_ids_are_read_without_importing_them() -> None:
 
 
 def test_a_suite_test_and_a_crash_point_id_are_known_cases() -> None:
-    from memspec.cases import load_cases
+    from memspec.corpus.cases import load_cases
 
     crash = next(
         f"{case.id}/crash-points"

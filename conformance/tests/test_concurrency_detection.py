@@ -18,10 +18,10 @@ from contextlib import AbstractContextManager
 import pytest
 from unserialised import UNLOCKED_OPS, in_place, unlocked
 
-from memspec.adapters import Adapter
-from memspec.cases import Case, load_cases
+from memspec.corpus.cases import Case, load_cases
 from memspec.exceptions import CaseFailure, CaseFault
-from memspec.runner import run_case
+from memspec.run.runner import run_case
+from memspec.wire.adapters import Adapter
 
 TRIALS = int(os.environ.get("MEMSPEC_DETECTION_TRIALS", "3"))
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memspec.cases import load_cases
-from memspec.requirements import load_requirements
-from memspec.suite.registry import registered_cases
+from memspec.corpus.cases import load_cases
+from memspec.corpus.registry import registered_cases
+from memspec.corpus.requirements import load_requirements
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "spec").glob("*.md"))]

@@ -16,9 +16,9 @@ from conftest import HERE, Runner
 from memref_variants import variant_cmd, variant_env
 from unprivileged import NOBODY, unprivileged_memref
 
-from memspec.cases import load_cases
-from memspec.report import read_report
-from memspec.suite.registry import registered_cases
+from memspec.corpus.cases import load_cases
+from memspec.corpus.registry import registered_cases
+from memspec.reports.report import read_report
 
 SUITE = HERE.parent / "memspec" / "suite"
 

@@ -7,8 +7,8 @@ from xml.etree import ElementTree
 
 from conftest import Runner, fake_cmd, outcomes
 
-from memspec.protocol import report_line_errors
-from memspec.report import read_report
+from memspec.reports.report import read_report
+from memspec.wire.protocol import report_line_errors
 
 
 def _expect(tmp_path: Path, *entries: tuple[str, str]) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from conftest import Runner
 
-from memspec._explain import explain
-from memspec.cases import load_cases
+from memspec.cli.explain import explain
+from memspec.corpus.cases import load_cases
 from tools.fixtures._common import with_expectation
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from memspec.adapters import Adapter
-from memspec.cases import Case, case_from_json, schema_errors
+from memspec.cli.lint import _case_problems
+from memspec.corpus.cases import Case, case_from_json, schema_errors
 from memspec.exceptions import CaseFailure
-from memspec.lint import _case_problems
-from memspec.runner import not_claimed_reason, run_case, run_crash_points
-from memspec.trees import Entry, compare_tree
+from memspec.run.runner import not_claimed_reason, run_case, run_crash_points
+from memspec.run.trees import Entry, compare_tree
+from memspec.wire.adapters import Adapter
 
 GIT = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

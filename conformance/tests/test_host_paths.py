@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-import memspec._model_text as model_text
-from memspec._op_schemas import forget_op_schemas
-from memspec.adapters import Adapter
-from memspec.cases import Case, case_from_json
+import memspec.judge.model_text as model_text
+from memspec.cli.lint import _case_problems
+from memspec.corpus.cases import Case, case_from_json
+from memspec.corpus.op_schemas import forget_op_schemas
 from memspec.exceptions import CaseFailure
-from memspec.lint import _case_problems
-from memspec.runner import run_case
+from memspec.run.runner import run_case
+from memspec.wire.adapters import Adapter
 
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 

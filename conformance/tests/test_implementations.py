@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from memspec._divergences import PAGE as PAGE_NAME
-from memspec._divergences import Entry, read_divergence_page
-from memspec.cases import load_cases
-from memspec.expectations import load_expectations
-from memspec.report import read_report
-from memspec.suite.registry import registered_cases
+from memspec.corpus.cases import load_cases
+from memspec.corpus.divergences import PAGE as PAGE_NAME
+from memspec.corpus.divergences import Entry, read_divergence_page
+from memspec.corpus.expectations import load_expectations
+from memspec.corpus.registry import registered_cases
+from memspec.reports.report import read_report
 
 REPO = Path(__file__).resolve().parents[2]
 IMPLEMENTATIONS = REPO / "implementations"

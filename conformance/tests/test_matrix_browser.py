@@ -31,10 +31,10 @@ from urllib.parse import quote
 import pytest
 from conftest import HERE
 
-from memspec._profiles import known_profiles
-from memspec.cases import load_cases
-from memspec.report import OUTCOMES, read_report
-from memspec.requirements import load_requirements
+from memspec.corpus.cases import load_cases
+from memspec.corpus.profiles import known_profiles
+from memspec.corpus.requirements import load_requirements
+from memspec.reports.report import OUTCOMES, read_report
 
 SELECTION = (
     "--profile",

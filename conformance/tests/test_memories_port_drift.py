@@ -12,10 +12,10 @@ import re
 from typing import Any
 
 from memref.serve import Implementation
-from memspec.adapters import Adapter
-from memspec.cases import load_cases
+from memspec.corpus.cases import load_cases
 from memspec.exceptions import CaseFailure, HostLimitation
-from memspec.runner import not_claimed_reason, run_case
+from memspec.run.runner import not_claimed_reason, run_case
+from memspec.wire.adapters import Adapter
 
 ROW = re.compile(r"(?:^| \| )error-prefix: ")
 

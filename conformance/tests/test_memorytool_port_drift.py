@@ -91,8 +91,8 @@ def _call_out(result: ToolResult) -> dict[str, Any]:
 def test_replace_all_port_fails_exactly_the_replace_all_row(
     memspec_cli: Any, tmp_path: Path
 ) -> None:
-    from memspec.cases import load_cases
-    from memspec.report import read_report
+    from memspec.corpus.cases import load_cases
+    from memspec.reports.report import read_report
 
     env = dict(os.environ)
     here = str(Path(__file__).resolve().parent)

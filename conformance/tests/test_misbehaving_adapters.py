@@ -9,9 +9,9 @@ import pytest
 from conftest import Runner, demo_records, fake_cmd, outcomes
 from freezegun import freeze_time
 
-from memspec.adapters import Adapter
 from memspec.exceptions import AdapterBroken, AdapterCrashed, AdapterTimeout, ProtocolViolation
-from memspec.report import read_report
+from memspec.reports.report import read_report
+from memspec.wire.adapters import Adapter
 
 BANGS = {"demo/echo/bang-one", "demo/echo/bang-two"}
 CALM = {"demo/echo/plain", "demo/echo/number", "demo/echo/list", "demo/echo/after-bangs"}

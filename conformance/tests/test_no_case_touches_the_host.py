@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import HERE, Runner
 from host_writer import JOURNAL, MARKER, inside, write_into
 
-from memspec.report import read_report
+from memspec.reports.report import read_report
 
 # The crash-point runs repeat the requests of the ordinary run, with a fault.
 SELECTION = ("-k", "not crash-points", "--hypothesis-profile", "dev")

@@ -11,19 +11,19 @@ from typing import Any
 import pytest
 from conftest import DATA, Runner
 
-from memspec._data import fixtures_dir, spec_dir
-from memspec._op_lint import check_fixtures, schema_problems
-from memspec._op_schemas import (
+from memspec.checked_reference import ResultChecked
+from memspec.cli.lint import spec_ops
+from memspec.cli.op_lint import check_fixtures, schema_problems
+from memspec.corpus.cases import load_cases
+from memspec.corpus.data import fixtures_dir, spec_dir
+from memspec.corpus.op_schemas import (
     args_errors,
     arguments,
     ops_with_schemas,
     result_errors,
     signature,
 )
-from memspec._profiles import known_profiles
-from memspec.cases import load_cases
-from memspec.checked_reference import ResultChecked
-from memspec.lint import spec_ops
+from memspec.corpus.profiles import known_profiles
 from tools.spec_tables import rewritten
 
 
@@ -53,7 +53,7 @@ def test_every_fixture_fits_its_ops_schemas() -> None:
 
 
 def test_lint_flags_a_fixture_that_breaks_its_schema(tmp_path: Path) -> None:
-    from memspec.cases import case_from_json
+    from memspec.corpus.cases import case_from_json
 
     good = {"id": "turnlog/filename/x", "description": "x", "requirements": ["TURNLOG-NAME-001"]}
     cases = [

@@ -27,11 +27,11 @@ from hand_reports import (
     write_lines,
 )
 
-from memspec._matrix import matrix_data
-from memspec._merge import load_run
-from memspec._profiles import known_profiles
-from memspec.protocol import report_line_errors
-from memspec.report import read_report
+from memspec.corpus.profiles import known_profiles
+from memspec.reports.matrix import matrix_data
+from memspec.reports.merge import load_run
+from memspec.reports.report import read_report
+from memspec.wire.protocol import report_line_errors
 
 Reports = dict[str, Path]
 

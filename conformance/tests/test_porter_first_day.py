@@ -16,11 +16,11 @@ import pytest
 from conftest import HERE, Runner, demo_records, fake_cmd, outcomes
 from hand_reports import stopped_run
 
-from memspec._cli import _parser
-from memspec._messages import describe_difference, visible
-from memspec.cases import schema_errors
-from memspec.protocol import report_line_errors
-from memspec.report import read_report
+from memspec.cli.main import _parser
+from memspec.corpus.cases import schema_errors
+from memspec.judge.messages import describe_difference, visible
+from memspec.reports.report import read_report
+from memspec.wire.protocol import report_line_errors
 
 MEMDIR_FAKE = "python:memdir_fakes:"
 
@@ -165,7 +165,7 @@ def test_runs_are_deterministic_by_default() -> None:
         if a.dest == "hypothesis_profile"
     )
     assert run.default == "ci"
-    from memspec.pytest_plugin import HYPOTHESIS_PROFILES
+    from memspec.plugin.run_state import HYPOTHESIS_PROFILES
 
     assert HYPOTHESIS_PROFILES["memspec-ci"]["derandomize"] is True
 

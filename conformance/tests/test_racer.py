@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from memspec.adapters import Adapter
-from memspec.cases import Case, case_from_json, schema_errors
+from memspec.cli.lint import _case_problems
+from memspec.corpus.cases import Case, case_from_json, schema_errors
 from memspec.exceptions import CaseFailure
-from memspec.lint import _case_problems
-from memspec.runner import run_case
+from memspec.run.runner import run_case
+from memspec.wire.adapters import Adapter
 
 TREE = {"memories/d/note.txt": {"text": "inside"}, "outside/note.txt": {"text": "outside"}}
 RACE = {"swap": "memories/d", "outside": "outside", "repeat": 60}

@@ -18,8 +18,8 @@ import pytest
 from conftest import Runner
 from unprivileged import NOBODY, unprivileged_adapter
 
-from memspec.protocol import report_line_errors
-from memspec.report import read_report
+from memspec.reports.report import read_report
+from memspec.wire.protocol import report_line_errors
 
 _NON_ROOT = "host: the case needs a non-root user"
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from memspec.adapters import Adapter
-from memspec.cases import case_from_json
-from memspec.compare import json_equal
+from memspec.corpus.cases import case_from_json
+from memspec.corpus.compare import json_equal
 from memspec.exceptions import CaseFailure
-from memspec.runner import run_case
+from memspec.run.runner import run_case
+from memspec.wire.adapters import Adapter
 
 LISTING = {"text_pattern": r"[0-9.]+[BKMG]\t/memories\n1B\t/memories/a\.txt"}
 

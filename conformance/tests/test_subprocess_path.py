@@ -12,8 +12,8 @@ from pathlib import Path
 from conftest import Runner
 from memref_variants import variant_cmd, variant_env
 
-from memspec.cases import load_cases
-from memspec.report import read_report
+from memspec.corpus.cases import load_cases
+from memspec.reports.report import read_report
 
 _START_AND_STOP = (
     '{"id": 1, "op": "start", "args": {"protocol_version": "1.1.0"}}\n'
@@ -21,7 +21,7 @@ _START_AND_STOP = (
 )
 # What the ``memspec`` console script runs, then the modules loaded by the end.
 _CONSOLE_SCRIPT = (
-    "import sys; from memspec._entry import main; status = main(); "
+    "import sys; from memspec.cli.entry import main; status = main(); "
     "sys.stderr.write(' '.join(sys.modules)); sys.exit(status)"
 )
 _HARNESS_PACKAGES = {"jsonschema", "referencing", "pytest", "_pytest", "pluggy", "hypothesis"}
@@ -53,7 +53,13 @@ def test_serve_reference_imports_memref_and_nothing_of_the_harness() -> None:
     modules = _imported_modules("serve-reference")
     assert "memref.serve" in modules
     own = {m for m in modules if m.split(".")[0] == "memspec"}
-    assert own == {"memspec", "memspec._entry"}
+    assert own == {
+        "memspec",
+        "memspec.cli",
+        "memspec.cli.entry",
+        "memspec.wire",
+        "memspec.wire.serve",
+    }
     for module in modules:
         top = module.split(".")[0]
         assert top in sys.stdlib_module_names or top in ("memref", "memspec"), module

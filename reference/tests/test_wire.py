@@ -14,8 +14,7 @@ from memref.errors import OpError
 
 VECTORS: dict[str, Any] = json.loads(
     (
-        Path(__file__).resolve().parents[2]
-        / "conformance/memspec/_templates/adapters/wire-vectors.json"
+        Path(__file__).resolve().parents[2] / "conformance/memspec/cli/templates/wire-vectors.json"
     ).read_text(encoding="utf-8")
 )
 

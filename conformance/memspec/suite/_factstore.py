@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from memspec.adapters import Adapter
 from memspec.suite._support import scratch_folder
+from memspec.wire.adapters import Adapter
 
 __all__ = ["scratch_store"]
 

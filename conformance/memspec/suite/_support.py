@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from memspec._calls import Call, call_adapter, recent_calls
-from memspec._scratch import scratch_folder
-from memspec.adapters import Adapter, Response
 from memspec.exceptions import CaseFailure
+from memspec.run.calls import Call, call_adapter, recent_calls
+from memspec.run.scratch import scratch_folder
+from memspec.wire.adapters import Adapter, Response
 
 __all__ = ["Call", "recent_calls", "reference_result", "reply", "result", "scratch_folder"]
 

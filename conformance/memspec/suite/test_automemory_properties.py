@@ -14,11 +14,11 @@ from typing import Any, Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec._instants import format_instant
-from memspec.adapters import Adapter
-from memspec.compare import json_equal, text_bytes
+from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.registry import suite_case
 from memspec.suite._support import result, scratch_folder
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
+from memspec.wire.instants import format_instant
 
 _NS_PER_MS = 1_000_000
 _DAY_MS = 86_400_000

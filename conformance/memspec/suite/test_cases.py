@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memspec.cases import Case
+from memspec.corpus.cases import Case
 
 
 def test_case(memspec_case: Case, memspec_run: Callable[[Case], None]) -> None:

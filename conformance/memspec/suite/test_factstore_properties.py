@@ -13,11 +13,11 @@ from typing import Any, Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.adapters import Adapter
-from memspec.compare import json_equal, text_bytes
+from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.registry import suite_case
 from memspec.suite._factstore import scratch_store
 from memspec.suite._support import reference_result, reply, result
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
 
 _ONE_LINE: tuple[Literal["Cc", "Cs", "Zl", "Zp"], ...] = ("Cc", "Cs", "Zl", "Zp")
 _NO_SURROGATE: tuple[Literal["Cs"], ...] = ("Cs",)

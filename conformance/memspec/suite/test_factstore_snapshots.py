@@ -9,10 +9,10 @@ from typing import Any
 
 from syrupy.assertion import SnapshotAssertion
 
-from memspec.adapters import Adapter
+from memspec.corpus.registry import suite_case
 from memspec.suite._factstore import scratch_store
 from memspec.suite._support import reply
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
 
 
 def _answer(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:

@@ -11,13 +11,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec._instants import NS_PER_DAY
-from memspec._instants import format_instant as format_rfc3339_nano
-from memspec.adapters import Adapter
-from memspec.compare import json_equal, text_bytes
+from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.registry import suite_case
 from memspec.strategies import frontmatter_documents, index_texts, instants, wire_texts
 from memspec.suite._support import reference_result, result
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
+from memspec.wire.instants import NS_PER_DAY
+from memspec.wire.instants import format_instant as format_rfc3339_nano
 
 
 def _result(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:

@@ -10,11 +10,11 @@ from typing import Any
 
 from syrupy.assertion import SnapshotAssertion
 
-from memspec._instants import NS_PER_DAY, NS_PER_HOUR, parse_instant
-from memspec._instants import format_instant as format_rfc3339_nano
-from memspec.adapters import Adapter
+from memspec.corpus.registry import suite_case
 from memspec.suite._support import reply, result
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
+from memspec.wire.instants import NS_PER_DAY, NS_PER_HOUR, parse_instant
+from memspec.wire.instants import format_instant as format_rfc3339_nano
 
 NOW = parse_instant("2026-05-01T12:00:00Z")
 AGES_NS = [

@@ -18,11 +18,11 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memspec.adapters import Adapter
-from memspec.compare import text_bytes
+from memspec.corpus.compare import text_bytes
+from memspec.corpus.registry import suite_case
+from memspec.run.trees import Entry, read_tree, tree_changes
 from memspec.suite._support import result, scratch_folder
-from memspec.suite.registry import suite_case
-from memspec.trees import Entry, read_tree, tree_changes
+from memspec.wire.adapters import Adapter
 
 OUTSIDE = "outside secret\n"
 # Text without CR and without a lone surrogate; names without "/" and NUL.

@@ -14,10 +14,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.adapters import Adapter
-from memspec.compare import text_bytes
+from memspec.corpus.compare import text_bytes
+from memspec.corpus.registry import suite_case
 from memspec.suite._support import result, scratch_folder
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
 
 S = b" \t\r\n"
 # Content and texts without CR and without whitespace beyond S, where the ports drift.

@@ -13,9 +13,9 @@ from typing import Any
 
 from syrupy.assertion import SnapshotAssertion
 
-from memspec.adapters import Adapter
+from memspec.corpus.registry import suite_case
 from memspec.suite._support import reply, scratch_folder
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
 
 
 def _answer(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:

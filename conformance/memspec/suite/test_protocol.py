@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 
 from memspec import PROTOCOL_VERSION
-from memspec.adapters import Adapter
-from memspec.cases import load_cases
-from memspec.compare import json_equal
-from memspec.protocol import message_errors
-from memspec.runner import case_tree, not_claimed_reason
-from memspec.suite.registry import suite_case
-from memspec.trees import substitute
+from memspec.corpus.cases import load_cases
+from memspec.corpus.compare import json_equal
+from memspec.corpus.registry import suite_case
+from memspec.corpus.tokens import substitute
+from memspec.run.runner import case_tree, not_claimed_reason
+from memspec.wire.adapters import Adapter
+from memspec.wire.protocol import message_errors
 
 _REPEATS = 20
 

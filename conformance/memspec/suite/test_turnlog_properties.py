@@ -16,11 +16,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec._instants import format_instant, parse_instant
-from memspec.adapters import Adapter
-from memspec.compare import json_equal, text_bytes
+from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.registry import suite_case
 from memspec.suite._support import reference_result, result, scratch_folder
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
+from memspec.wire.instants import format_instant, parse_instant
 
 NAME = re.compile(
     r"[0-9]{4,}-[0-9]{2}-[0-9]{2}T[0-9]{6}Z--[A-Za-z0-9]{1,8}--"

@@ -10,9 +10,9 @@ from typing import Any
 
 from syrupy.assertion import SnapshotAssertion
 
-from memspec.adapters import Adapter
+from memspec.corpus.registry import suite_case
 from memspec.suite._support import reply, scratch_folder
-from memspec.suite.registry import suite_case
+from memspec.wire.adapters import Adapter
 
 DOCUMENTS = {
     "summary": '---\ntitle: "T"\n---\n\n# T\n\n## Request\nr\n\n### Detail\nd\n## Outcome\nfin\n',

@@ -1,0 +1,271 @@
+"""The fixture corpus as typed values: a case has a tree and one or more steps."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from memspec.corpus.data import fixtures_dir, schema_path
+from memspec.corpus.step_forms import HeldLock, Readers, held_lock_of, readers_of
+from memspec.exceptions import FixtureError
+
+__all__ = [
+    "Case",
+    "Concurrency",
+    "Expectation",
+    "Race",
+    "Step",
+    "case_from_json",
+    "crash_points_id",
+    "fixture_case_ids",
+    "fixture_files",
+    "load_case",
+    "load_cases",
+    "schema_errors",
+]
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one step must produce: a result or an error, and optionally the tree after it."""
+
+    result: Any = None
+    has_result: bool = False
+    error_kind: str | None = None
+    error_message: str | None = None
+    tree: Mapping[str, Any] | None = None
+    results: tuple[Any, ...] | None = None
+    """Concurrent steps: every reply's result, as a multiset."""
+    any_of: tuple[Expectation, ...] | None = None
+    """Race steps: every reply meets one of these."""
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Expectation:
+        error = data.get("error")
+        results = data.get("results")
+        any_of = data.get("any_of")
+        return cls(
+            result=data.get("result"),
+            has_result="result" in data,
+            error_kind=error["kind"] if error else None,
+            error_message=error.get("message") if error else None,
+            tree=data.get("tree"),
+            results=tuple(results) if results is not None else None,
+            any_of=tuple(cls.from_json(item) for item in any_of) if any_of is not None else None,
+        )
+
+
+@dataclass(frozen=True)
+class Concurrency:
+    """Send a step from ``workers`` connections at once, each ``repeat`` times."""
+
+    workers: int
+    repeat: int = 1
+
+
+@dataclass(frozen=True)
+class Race:
+    """Send a step ``repeat`` times while the harness swaps the directory ``swap`` for a link
+    to the directory ``outside`` (both relative to the root), over and over."""
+
+    swap: str
+    outside: str
+    repeat: int = 50
+
+
+@dataclass(frozen=True)
+class Step:
+    op: str
+    args: Mapping[str, Any]
+    expect: Expectation
+    capture: Mapping[str, str] = field(default_factory=dict)
+    """Names for text in the result, by JSON pointer (``memspec.run.captures``)."""
+    concurrent: Concurrency | None = None
+    crash_points: bool = False
+    race: Race | None = None
+    crash_points_idempotent: bool = True
+    """False: after a failed mutation the step is rerun only when its tree is not yet the
+    expected one, and only once (an op that adds a file each time it runs)."""
+    hold_lock: HeldLock | None = None
+    readers: Readers | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    description: str
+    requirements: tuple[str, ...]
+    steps: tuple[Step, ...]
+    tree: Mapping[str, Any] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()
+    host: tuple[str, ...] = ()
+    source: str = ""
+    divergence: str = ""
+    path: Path | None = None
+    setup: tuple[Mapping[str, Any], ...] = ()
+    tree_ignore: tuple[str, ...] = ()
+
+    @property
+    def profile(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
+    def area(self) -> str:
+        return self.id.split("/")[1]
+
+
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(schema_path("case.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def schema_errors(data: Any) -> list[str]:
+    """Every way ``data`` breaks the case schema, as ``location: message`` lines."""
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in errors]
+
+
+def case_from_json(data: Mapping[str, Any], path: Path | None = None) -> Case:
+    if "steps" in data:
+        raw_steps = data["steps"]
+    else:
+        raw_steps = [{"op": data["op"], "args": data["args"], "expect": data["expect"]}]
+    steps = tuple(_step(raw) for raw in raw_steps)
+    return Case(
+        id=data["id"],
+        description=data["description"],
+        requirements=tuple(data["requirements"]),
+        steps=steps,
+        tree=data.get("tree", {}),
+        requires=tuple(data.get("requires", ())),
+        host=tuple(data.get("host", ())),
+        source=data.get("source", ""),
+        divergence=data.get("divergence", ""),
+        path=path,
+        setup=tuple(data.get("setup", ())),
+        tree_ignore=tuple(data.get("tree_ignore", ())),
+    )
+
+
+def _step(raw: Mapping[str, Any]) -> Step:
+    concurrent = raw.get("concurrent")
+    return Step(
+        op=raw["op"],
+        args=raw["args"],
+        expect=Expectation.from_json(raw.get("expect", {})),
+        capture=dict(raw.get("capture", {})),
+        concurrent=Concurrency(concurrent["workers"], concurrent.get("repeat", 1))
+        if concurrent
+        else None,
+        crash_points=bool(raw.get("crash_points")),
+        race=Race(**raw["race"]) if "race" in raw else None,
+        crash_points_idempotent=_crash_points_idempotent(raw.get("crash_points")),
+        hold_lock=held_lock_of(raw.get("hold_lock")),
+        readers=readers_of(raw.get("readers")),
+    )
+
+
+def _crash_points_idempotent(raw: Any) -> bool:
+    return not isinstance(raw, Mapping) or bool(raw.get("idempotent", True))
+
+
+def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
+    """Read one fixture file, check it against the schema and its id against its path.
+
+    ``valid`` holds digests of files already found valid against this schema; a file
+    whose digest is there is not validated again, and a newly valid one is added.
+    """
+    try:
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FixtureError(f"{path}: cannot read fixture: {exc}") from exc
+    digest = hashlib.sha256(raw).hexdigest()
+    if valid is None or digest not in valid:
+        problems = schema_errors(data)
+        if problems:
+            raise FixtureError(f"{path}: breaks the case schema: {problems[0]}")
+        if valid is not None:
+            valid.add(digest)
+    expected_id = path.relative_to(root).with_suffix("").as_posix()
+    if data["id"] != expected_id:
+        raise FixtureError(f"{path}: id {data['id']!r} does not match its path {expected_id!r}")
+    return case_from_json(data, path)
+
+
+def fixture_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.json") if not _hidden(p.relative_to(root)))
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(("_", ".")) for part in relative.parts)
+
+
+def load_cases(root: Path | None = None, profiles: Iterable[str] | None = None) -> list[Case]:
+    """All cases below ``root`` (the bundled fixtures by default), sorted by id."""
+    base = root or fixtures_dir()
+    wanted = set(profiles) if profiles else None
+    return [case for case in _load_all(base.resolve()) if wanted is None or case.profile in wanted]
+
+
+def crash_points_id(case_id: str) -> str:
+    """The id under which a case's crash points are reported."""
+    return f"{case_id}/crash-points"
+
+
+def fixture_case_ids(cases: Iterable[Case]) -> set[str]:
+    """The id of every case, and the crash-points id of each that has a crash-points step."""
+    ids = set()
+    for case in cases:
+        ids.add(case.id)
+        if any(step.crash_points for step in case.steps):
+            ids.add(crash_points_id(case.id))
+    return ids
+
+
+@functools.lru_cache(maxsize=8)
+def _load_all(base: Path) -> tuple[Case, ...]:
+    # One run reads the corpus several times (collection, selection, coverage): once is
+    # enough. A changed fixture file is a new run.
+    files = fixture_files(base)
+    if not files:
+        raise FixtureError(f"no fixture files found below {base}")
+    cache = _validation_cache()
+    valid = _read_digests(cache)
+    known = len(valid)
+    cases = tuple(sorted((load_case(path, base, valid) for path in files), key=lambda c: c.id))
+    if len(valid) != known:
+        _write_digests(cache, valid)
+    return cases
+
+
+def _validation_cache() -> Path:
+    schema = schema_path("case.schema.json").read_bytes()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "memspec" / f"valid-cases-{hashlib.sha256(schema).hexdigest()[:16]}"
+
+
+def _read_digests(cache: Path) -> set[str]:
+    try:
+        return set(cache.read_text(encoding="ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def _write_digests(cache: Path, digests: set[str]) -> None:
+    # A cache that cannot be written only costs time on the next run.
+    with contextlib.suppress(OSError):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        temporary.write_text("\n".join(sorted(digests)), encoding="ascii")
+        os.replace(temporary, cache)

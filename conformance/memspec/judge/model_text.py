@@ -1,0 +1,79 @@
+"""Text an application sends to the model, and the check that it holds no host path.
+
+An op's schema (``schemas/ops/<profile>/<op>.json``) may declare which parts of its
+result are text the model reads, under the keyword ``x-memspec-model-text``::
+
+    "x-memspec-model-text": [
+      {"at": "", "text": "content", "when": {"is_error": true}}
+    ]
+
+``at`` is a JSON Pointer to the object holding the text (``*`` stands for every member of
+an array), ``text`` the member holding it, and ``when`` members whose values must be equal
+for the declaration to apply. The harness applies the check to every reply of every case
+step that calls such an op: the text must not hold the absolute path of the case's tree,
+which is how a host path reaches the model. Ops that declare nothing are not checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.op_schemas import op_schema
+from memspec.corpus.pointers import values_at
+from memspec.corpus.tokens import ROOT_TOKEN
+
+__all__ = [
+    "KEYWORD",
+    "Declaration",
+    "declarations",
+    "expected_leaks",
+    "host_path_leaks",
+    "model_texts",
+]
+
+KEYWORD = "x-memspec-model-text"
+
+Declaration = Mapping[str, Any]
+
+
+def declarations(op: str) -> tuple[Declaration, ...]:
+    """What the op's schema declares as model text; nothing when it has no schema."""
+    schema = op_schema(op) or {}
+    return tuple(item for item in schema.get(KEYWORD, []) if isinstance(item, dict))
+
+
+def model_texts(result: Any, found: tuple[Declaration, ...]) -> list[Any]:
+    """The values in ``result`` that ``found`` declares to be text sent to the model."""
+    texts = []
+    for declaration in found:
+        member = declaration.get("text")
+        when = declaration.get("when", {})
+        for holder in values_at(result, str(declaration.get("at", ""))):
+            if not isinstance(holder, dict) or member not in holder:
+                continue
+            if all(key in holder and json_equal(value, holder[key]) for key, value in when.items()):
+                texts.append(holder[member])
+    return texts
+
+
+def host_path_leaks(op: str, result: Any, root: str) -> list[str]:
+    """The model texts of ``result`` that hold the case's root ``root``."""
+    needle = root.encode("utf-8", "surrogatepass")
+    leaks = []
+    for text in model_texts(result, declarations(op)):
+        data = text_bytes(text)
+        if data is not None and needle in data:
+            leaks.append(data.decode("utf-8", "replace"))
+    return leaks
+
+
+def expected_leaks(op: str, expected_result: Any) -> list[str]:
+    """Model texts of an expected result that name the tree's root (``${ROOT}``): a case
+    must never expect a host path there."""
+    return [
+        str(text)
+        for text in model_texts(expected_result, declarations(op))
+        if isinstance(text, str) and ROOT_TOKEN in text
+    ]

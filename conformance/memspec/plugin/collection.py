@@ -1,0 +1,163 @@
+"""Which cases a run holds: fixture cases as parametrised items, each item marked with its
+case id, profile, requirements and kind, and the selections (``--profile``, ``--case``,
+``--op``, ``--shard``) applied to every kind alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memspec.corpus.cases import Case, crash_points_id, fixture_case_ids, load_cases
+from memspec.corpus.profiles import PROTOCOL, selectable_profiles
+from memspec.exceptions import MemspecError
+from memspec.plugin.run_state import RunState, run_state
+from memspec.reports.shard import Shard
+from memspec.run.runner import crash_point_steps
+
+__all__ = ["Sharding", "case_id_of", "parametrize_cases", "select_items", "suite_case_ids"]
+
+
+def case_marks(case: Case, kind: str = "fixture", case_id: str = "") -> list[Any]:
+    return [
+        pytest.mark.memspec_case_id(case_id or case.id),
+        pytest.mark.memspec_profile(case.profile),
+        pytest.mark.memspec_requirement(*case.requirements),
+        pytest.mark.memspec_kind(kind),
+    ]
+
+
+def parametrize_cases(metafunc: pytest.Metafunc) -> None:
+    """One item per fixture case (``memspec_case``) or per crash-points step
+    (``memspec_crash_case``)."""
+    wanted = {"memspec_case", "memspec_crash_case"} & set(metafunc.fixturenames)
+    if not wanted:
+        return
+    state = run_state(metafunc.config)
+    profiles = [p for p in state.profiles if p != PROTOCOL] if state.profiles else None
+    try:
+        cases = load_cases(profiles=profiles) if profiles != [] else []
+    except MemspecError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    # Exact selections are applied here too, so that a run of one case does not build an
+    # item for every other (the final selection is select_items').
+    if state.case_ids:
+        cases = [
+            c for c in cases if c.id in state.case_ids or crash_points_id(c.id) in state.case_ids
+        ]
+    if state.ops:
+        cases = [c for c in cases if state.ops & {step.op for step in c.steps}]
+    if "memspec_case" in wanted:
+        metafunc.parametrize(
+            "memspec_case",
+            [pytest.param(case, id=case.id, marks=case_marks(case)) for case in cases],
+        )
+    else:
+        crash = [(case, index) for case in cases for index in crash_point_steps(case)]
+        metafunc.parametrize(
+            "memspec_crash_case",
+            [
+                pytest.param(
+                    (case, index),
+                    id=crash_points_id(case.id),
+                    marks=case_marks(case, "crash-points", crash_points_id(case.id)),
+                )
+                for case, index in crash
+            ],
+        )
+
+
+def case_id_of(item: pytest.Item) -> str | None:
+    """The memspec case id of an item, or None for an item that is not a memspec case."""
+    marker = item.get_closest_marker("memspec_case_id")
+    return str(marker.args[0]) if marker is not None else None
+
+
+def _ops_of(item: pytest.Item) -> list[str]:
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    case = params.get("memspec_case") or (params.get("memspec_crash_case") or (None,))[0]
+    return [step.op for step in case.steps] if isinstance(case, Case) else []
+
+
+def _is_empty_case_parameter(item: pytest.Item) -> bool:
+    """The placeholder pytest makes when a case parameter list comes out empty (every
+    real case item carries its case id)."""
+    return getattr(item, "originalname", "") in ("test_case", "test_crash_points")
+
+
+def _keep(config: pytest.Config, items: list[pytest.Item], kept: list[pytest.Item]) -> None:
+    if len(kept) != len(items):
+        kept_ids = {id(item) for item in kept}
+        config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept_ids])
+        items[:] = kept
+
+
+def select_items(config: pytest.Config, state: RunState, items: list[pytest.Item]) -> None:
+    """Keep the selected cases, give each its metadata and its expected failure."""
+    known = selectable_profiles()
+    kept = []
+    for item in items:
+        case_id = case_id_of(item)
+        if case_id is None:
+            if not _is_empty_case_parameter(item):
+                kept.append(item)
+            continue
+        profile_marker = item.get_closest_marker("memspec_profile")
+        profile = str(profile_marker.args[0]) if profile_marker else ""
+        if state.profiles and profile not in state.profiles:
+            continue
+        if profile not in known:  # a suite test of a profile these fixtures do not have
+            continue
+        if state.case_ids and case_id not in state.case_ids:
+            continue
+        ops = _ops_of(item)
+        if state.ops and not state.ops & set(ops):
+            continue
+        requirement_marker = item.get_closest_marker("memspec_requirement")
+        kind_marker = item.get_closest_marker("memspec_kind")
+        item.user_properties.append(
+            (
+                "memspec_case",
+                {
+                    "id": case_id,
+                    "profile": profile,
+                    "requirements": list(requirement_marker.args) if requirement_marker else [],
+                    "kind": str(kind_marker.args[0]) if kind_marker else "fixture",
+                    "ops": ops,
+                },
+            )
+        )
+        item.extra_keyword_matches.add(case_id)
+        reason = state.expectations.get(case_id)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        kept.append(item)
+    _keep(config, items, kept)
+
+
+def suite_case_ids() -> set[str]:
+    """The id of every case the suite has, of every kind and every profile, whatever a
+    run selects."""
+    from memspec.corpus.registry import registered_cases
+
+    return fixture_case_ids(load_cases()) | {entry.id for entry in registered_cases()}
+
+
+class Sharding:
+    """Keeps one shard of the cases, after every other selection (``-k`` included)."""
+
+    def __init__(self, shard: Shard) -> None:
+        self.shard = shard
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        ids = {id(item): case_id for item in items if (case_id := case_id_of(item))}
+        wanted = self.shard.select(ids.values())
+        _keep(
+            config,
+            items,
+            [item for item in items if id(item) not in ids or ids[id(item)] in wanted],
+        )

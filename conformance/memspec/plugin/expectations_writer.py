@@ -1,0 +1,60 @@
+"""``--write-expectations``: the run's failing cases as an expectations file, so that a
+port adopts the suite in one step and the file shrinks as the port improves; and the
+entries that name no case at all."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from memspec.corpus.expectations import write_expectations
+from memspec.plugin.collection import suite_case_ids
+from memspec.plugin.run_state import RunState
+from memspec.reports.report import CaseRecord
+
+__all__ = ["rewritten_entries", "stale_entries", "write_run_expectations"]
+
+_STILL_FAILING = ("failed", "error", "xfailed")
+
+
+def stale_entries(expectations: Mapping[str, str]) -> list[str]:
+    """The entries naming no case of the suite (of any kind, in or out of the selection)."""
+    if not expectations:
+        return []
+    return sorted(set(expectations) - suite_case_ids())
+
+
+def rewritten_entries(
+    previous: Mapping[str, str], records: Mapping[str, CaseRecord], known: set[str]
+) -> dict[str, str]:
+    """The entries after a run that judged ``records``.
+
+    A case the run left out (another profile, ``--case``, ``--op``, ``-k``, ``--shard``)
+    keeps its entry as it was. A case the run judged is listed when it fails now, with
+    its old reason if it had one; a skipped case keeps an entry it had; a case that
+    passes is left out. An entry naming no case of the suite goes.
+    """
+    entries = {
+        case: reason for case, reason in previous.items() if case not in records and case in known
+    }
+    for record in records.values():
+        if record.outcome in _STILL_FAILING or (
+            record.outcome == "skipped" and record.id in previous
+        ):
+            entries[record.id] = previous.get(record.id, "")
+    return entries
+
+
+def write_run_expectations(state: RunState) -> None:
+    """Write the rewritten entries to ``--write-expectations``; a new entry gets a
+    placeholder reason."""
+    implementation = state.implementation or {}
+    write_expectations(
+        Path(state.write_expectations_path),
+        rewritten_entries(state.expectations, state.records, suite_case_ids()),
+        header=(
+            f"Expected failures of {implementation.get('name', 'unknown')} "
+            f"{implementation.get('version', '')}, written by memspec run --write-expectations.\n"
+            "Strict: a listed case that passes fails the run until its entry is removed."
+        ),
+    )

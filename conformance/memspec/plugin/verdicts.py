@@ -1,0 +1,284 @@
+"""From what a case did to its outcome and message, one way for every kind of case.
+
+Every report of a memspec item (a fixture case, its crash points, a property, a
+differential property, a snapshot, a protocol check) goes through ``judge_report``: it
+decides the outcome (passed, failed, error, skipped, xfailed or xpassed) and the message,
+told in the protocol's terms (op, args, reply), and attaches both to the report. pytest's
+own status letters and closing line (``report_status``) and the memspec report
+(``verdict_of``) read them from there, so the two always count alike.
+
+- A wrong answer is ``failed``; no proper answer (the adapter died, hung, answered
+  garbage or could not be restarted) is ``error``, wherever it happens.
+- A case listed as an expected failure is ``xfailed`` when it fails or errs, and
+  ``xpassed`` (which fails the run) when it passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from memspec.corpus.cases import Case
+from memspec.exceptions import (
+    AdapterBroken,
+    AdapterFault,
+    CaseFailure,
+    CaseFault,
+    HostLimitation,
+)
+from memspec.judge.messages import abridge
+from memspec.plugin.export_failures import export_failure
+from memspec.plugin.run_state import STATE, RunState
+from memspec.run.calls import Call, CaseStopped, recent_calls
+from memspec.run.runner import not_claimed_reason
+from memspec.wire.adapters import Adapter
+
+__all__ = ["Verdict", "judge_report", "report_status", "run_judged", "verdict_of"]
+
+T = TypeVar("T")
+
+_OUTCOME, _MESSAGE, _NOTE = "memspec_outcome", "memspec_message", "memspec_note"
+_CASE_KINDS = ("fixture", "crash-points")
+"""Kinds whose failures the runner words itself (CaseFailure and CaseFault)."""
+_STATUS = {
+    "passed": ("passed", ".", "PASSED"),
+    "failed": ("failed", "F", "FAILED"),
+    "error": ("error", "E", "ERROR"),
+    "skipped": ("skipped", "s", "SKIPPED"),
+    "xfailed": ("xfailed", "x", "XFAIL"),
+    "xpassed": ("xpassed", "X", "XPASS"),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str
+    message: str
+
+
+def run_judged(adapter: Adapter, case: Case, work: Callable[[], T], *, needs: str = "") -> T:
+    """Run ``work`` for ``case``: skipped when not claimed or when the host cannot build
+    it; a wrong answer (CaseFailure) or a fault (CaseFault) goes on to ``judge_report``."""
+    reason = not_claimed_reason(case, adapter)
+    if reason is None and needs and needs not in adapter.handshake.capabilities:
+        reason = f"not claimed: capability {needs}"
+    if reason:
+        pytest.skip(reason)
+    try:
+        return work()
+    except HostLimitation as exc:
+        pytest.skip(str(exc))
+    except AdapterBroken as exc:
+        raise CaseFault(f"adapter broken: {exc}") from exc
+
+
+def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """Decide the outcome and message of one report of a memspec item, and attach them."""
+    marker = item.get_closest_marker("memspec_case_id")
+    if marker is None or STATE not in item.config.stash:
+        return
+    kind_marker = item.get_closest_marker("memspec_kind")
+    kind = str(kind_marker.args[0]) if kind_marker else "fixture"
+    verdict = _verdict(str(marker.args[0]), kind, call, report, item.config.stash[STATE])
+    if verdict is None:
+        return
+    report.user_properties = [
+        *report.user_properties,
+        (_OUTCOME, verdict.outcome),
+        (_MESSAGE, verdict.message),
+    ]
+    if verdict.outcome in ("failed", "error"):
+        report.longrepr = verdict.message
+
+
+def verdict_of(report: pytest.TestReport) -> Verdict | None:
+    """The verdict ``judge_report`` attached, or None for a phase that decided nothing."""
+    found = dict(report.user_properties)
+    outcome = found.get(_OUTCOME)
+    if outcome is None:
+        return None
+    return Verdict(str(outcome), str(found.get(_MESSAGE, "")))
+
+
+def report_status(report: pytest.TestReport, own_lines: bool) -> tuple[str, str, str] | None:
+    """pytest's category, letter and word for a judged report, so that its closing line
+    counts what memspec counts (an adapter fault as an error, a strict unexpected pass
+    as xpassed). Under ``memspec run -v`` the plugin prints one line per case itself, by
+    case id, so pytest's letters are silenced."""
+    verdict = verdict_of(report)
+    if verdict is None:
+        return None
+    category, letter, word = _STATUS[verdict.outcome]
+    return category, "" if own_lines else letter, word
+
+
+def _verdict(
+    case_id: str, kind: str, call: pytest.CallInfo[None], report: pytest.TestReport, state: RunState
+) -> Verdict | None:
+    expected_failure = hasattr(report, "wasxfail")
+    error = call.excinfo.value if call.excinfo is not None else None
+    fault = _fault_in(error)
+    if report.skipped:
+        if not expected_failure:
+            return Verdict("skipped", _skip_reason(report))
+        message = _failure_message(case_id, kind, error, fault, None) if error else ""
+        return Verdict("xfailed", message or str(report.wasxfail))
+    if report.when != "call":
+        if not report.failed:
+            return None
+        broke = _fault_message(case_id, kind, fault) if fault else _pytest_message(report)
+        return Verdict("error", broke)
+    if report.passed:
+        if expected_failure:
+            return Verdict("xpassed", _listed(str(report.wasxfail)))
+        return Verdict("passed", str(dict(report.user_properties).get(_NOTE, "")))
+    text = str(report.longreprtext)
+    if text.startswith("[XPASS(strict)]"):
+        return Verdict("xpassed", _listed(text.removeprefix("[XPASS(strict)]").strip()))
+    message = _failure_message(case_id, kind, error, fault, state)
+    return Verdict("error" if fault is not None else "failed", message)
+
+
+def _listed(reason: str) -> str:
+    return f"passes, but is listed as an expected failure: {reason}"
+
+
+@dataclass(frozen=True)
+class _Fault:
+    what: str
+    call: Call | None
+
+
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """``error``, the exceptions grouped in it, and their causes, depth first."""
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))
+        pending.extend(e for e in (current.__context__, current.__cause__) if e is not None)
+
+
+def _fault_in(error: BaseException | None) -> _Fault | None:
+    """The fault behind ``error``, when the adapter gave no proper answer."""
+    if error is None:
+        return None
+    for cause in _causes(error):
+        if isinstance(cause, CaseStopped):
+            return _Fault(cause.call.fault, cause.call)
+        if isinstance(cause, CaseFault):
+            return _Fault(str(cause), None)
+        if isinstance(cause, AdapterBroken):
+            return _Fault(f"adapter broken: {cause}", None)
+        if isinstance(cause, AdapterFault):
+            return _Fault(str(cause), None)
+    return None
+
+
+def _failure_message(
+    case_id: str,
+    kind: str,
+    error: BaseException | None,
+    fault: _Fault | None,
+    state: RunState | None,
+) -> str:
+    """Why the case failed; ``state`` is given when a failing property's input may be
+    exported (not for an expected failure)."""
+    if kind in _CASE_KINDS and isinstance(error, (CaseFailure, CaseFault)):
+        return str(error)
+    if fault is not None:
+        return _fault_message(case_id, kind, fault)
+    return _does_not_hold(case_id, kind, error, state)
+
+
+def _fault_message(case_id: str, kind: str, fault: _Fault) -> str:
+    call = fault.call
+    lines = [
+        f"{kind} {case_id}: the adapter gave no answer"
+        + (f" to {call.op}" if call is not None else "")
+        + f": {fault.what[:1000]}"
+    ]
+    if call is not None:
+        lines += [f"  op:    {call.op}", f"  args:  {abridge(dict(call.args), 400)}"]
+    lines.append(_rerun(case_id))
+    return "\n".join(lines)
+
+
+def _rerun(case_id: str) -> str:
+    return f"  rerun: memspec run --case {case_id}; see memspec explain {case_id}"
+
+
+def _does_not_hold(
+    case_id: str, kind: str, error: BaseException | None, state: RunState | None
+) -> str:
+    from memspec.corpus.registry import registered_cases
+
+    text = str(error).strip() if error is not None else ""
+    reason = text.splitlines()[0] if text else type(error).__name__
+    calls = recent_calls()
+    last = calls[-1] if calls else None
+    if last is not None and last.response is not None and last.response.error_kind == "unknown-op":
+        reason = f"{last.op} answered error 'unknown-op'"
+    lines = [f"{kind} {case_id} does not hold: {reason[:500]}"]
+    if last is not None:
+        lines += [
+            f"  op:    {last.op}",
+            f"  args:  {abridge(dict(last.args), 400)}",
+            f"  reply: {abridge(last.reply_json(), 400)}",
+        ]
+        if len(calls) > 1:
+            lines.append(
+                "  calls before it: "
+                + "; ".join(f"{c.op} -> {abridge(c.reply_json(), 80)}" for c in calls[:-1])
+            )
+    entry = next((e for e in registered_cases() if e.id == case_id), None)
+    if entry is not None and entry.divergences:
+        lines.append(
+            f"  this property reaches the recorded divergence(s) "
+            f"{', '.join(entry.divergences)} (spec/divergences.md): an "
+            "implementation keeping the seed's behaviour fails it there"
+        )
+    lines.append(_rerun(case_id))
+    if state is not None and state.export_failures and last is not None:
+        path = export_failure(
+            Path(state.export_failures),
+            case_id,
+            entry.requirements if entry is not None else (),
+            last.op,
+            dict(last.args),
+        )
+        lines.append(f"  exported as {path}")
+    return "\n".join(lines)
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return _pytest_message(report)
+
+
+def _pytest_message(report: pytest.TestReport) -> str:
+    """The message pytest holds for a report (a fixture that broke, say), without its
+    own prefixes."""
+    longrepr = report.longrepr
+    if longrepr is None:
+        return ""
+    if isinstance(longrepr, str):
+        return longrepr
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        message = str(crash.message)
+        for prefix in ("Failed: ", "Skipped: "):
+            message = message.removeprefix(prefix)
+        return message
+    return str(report.longreprtext)

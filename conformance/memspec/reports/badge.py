@@ -1,0 +1,110 @@
+"""``memspec badge``: shields.io endpoint JSON, one file per profile and one overall.
+
+``message`` is ``passed/total`` where *total* counts the cases that ran (skipped cases
+are left out), followed on the overall badge by the profiles the implementation does not
+claim. A profile it does not claim says ``not claimed``. A report that is not a whole run
+says so first (``shard 1/3: 108/108``, ``interrupted: 49/49``, ``nothing ran``) and is
+grey whatever its pass rate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memspec.exceptions import UsageError
+from memspec.reports.merge import RunReport
+
+__all__ = ["badge", "badges", "colour", "write_badges"]
+
+# Pass rate (per cent) from which each colour applies, best first.
+_COLOURS = (
+    (100.0, "brightgreen"),
+    (90.0, "green"),
+    (75.0, "yellowgreen"),
+    (50.0, "yellow"),
+    (25.0, "orange"),
+    (0.0, "red"),
+)
+
+
+def colour(passed: int, total: int) -> str:
+    if total == 0:
+        return "lightgrey"
+    rate = 100.0 * passed / total
+    return next(name for floor, name in _COLOURS if rate >= floor)
+
+
+def badge(
+    label: str, tally: Counter[str], *, partial: Sequence[str] = (), unclaimed: Sequence[str] = ()
+) -> dict[str, Any]:
+    """One endpoint document. ``partial`` marks a report that is not a whole run (it leads
+    the message, and the colour is grey whatever the rate); ``unclaimed`` names the
+    profiles the implementation does not claim, which the count leaves out."""
+    total = sum(count for outcome, count in tally.items() if outcome != "skipped")
+    passed = tally["passed"]
+    message = f"{passed}/{total}" if total else "none ran"
+    if unclaimed:
+        message += f", not claimed: {', '.join(unclaimed)}"
+    marks = [mark for mark in partial if mark != "nothing ran"]
+    if marks:
+        message = f"{', '.join(marks)}: {message}"
+    return {
+        "schemaVersion": 1,
+        "label": label,
+        "message": message,
+        "color": "lightgrey" if partial else colour(passed, total),
+    }
+
+
+def _fixed(label: str, message: str, color: str) -> dict[str, Any]:
+    return {"schemaVersion": 1, "label": label, "message": message, "color": color}
+
+
+def badges(run: RunReport) -> dict[str, dict[str, Any]]:
+    """Every badge of a report by file name: overall, and one per profile of the suite."""
+    by_profile: dict[str, Counter[str]] = {}
+    overall: Counter[str] = Counter()
+    for record in run.records:
+        outcome = str(record["outcome"])
+        by_profile.setdefault(str(record.get("profile", "")), Counter())[outcome] += 1
+        overall[outcome] += 1
+    unclaimed = run.unclaimed_profiles()
+    if run.broken:
+        documents = {"memspec.json": _fixed("memspec", "adapter broken", "red")}
+    elif run.nothing_ran and not run.interrupted:
+        documents = {"memspec.json": _fixed("memspec", "nothing ran", "lightgrey")}
+    else:
+        documents = {
+            "memspec.json": badge("memspec", overall, partial=run.partial, unclaimed=unclaimed)
+        }
+    for profile in sorted(set(by_profile) | set(unclaimed)):
+        label = f"memspec {profile}"
+        documents[f"memspec-{profile}.json"] = (
+            _fixed(label, "not claimed", "lightgrey")
+            if profile in unclaimed
+            else badge(label, by_profile[profile], partial=run.partial)
+        )
+    return documents
+
+
+def write_badges(run: RunReport, directory: Path) -> list[Path]:
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"-o {directory}: exists and is not a directory")
+    documents = badges(run)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, data in documents.items():
+            path = directory / name
+            temporary = path.with_name(f".{name}.tmp")
+            temporary.write_text(json.dumps(data) + "\n", encoding="utf-8")
+            os.replace(temporary, path)
+            written.append(path)
+    except OSError as exc:
+        raise UsageError(f"-o {directory}: {exc.strerror or exc}") from exc
+    return written

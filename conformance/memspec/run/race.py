@@ -1,0 +1,236 @@
+"""The racer: a directory of the case's tree swapped for a link out of it, over and over.
+
+A step with ``race`` is sent ``repeat`` times while a thread of the harness exchanges the
+directory ``swap`` with a symbolic link to the directory ``outside`` (both relative to the
+root; the link holds the absolute path), using ``renameat2(RENAME_EXCHANGE)`` so that the
+name is at every instant either the directory or the link. When the replies are in, the
+directory is put back and the tree below ``outside`` must be exactly as it was: an
+implementation that checks a path and then uses it by path again is caught writing,
+renaming or deleting there. Every reply must match one of the step's ``any_of``
+expectations, which is how a read through the link is caught. ``${ITERATION}`` (0 to
+``repeat`` - 1) is substituted in the args and the expectations of each send, so that a
+command that works once per name (create, delete, rename) has a fresh name each time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import dataclasses
+import functools
+import mmap
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from memspec.corpus.cases import Case, Expectation, Race
+from memspec.corpus.tokens import for_worker
+from memspec.exceptions import CaseFailure, HostLimitation
+from memspec.run.trees import read_tree, tree_changes
+from memspec.wire.adapters import Response
+
+__all__ = ["RACER_SUFFIX", "judge_any", "race_problems", "run_race", "with_iteration"]
+
+RACER_SUFFIX = ".memspec-racer"
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+Exchange = Callable[[str, str], None]
+
+
+@functools.cache
+def _exchange() -> Exchange | None:
+    """``renameat2(..., RENAME_EXCHANGE)`` from the C library, when the host has it."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+
+    def exchange(first: str, second: str) -> None:
+        if renameat2(
+            _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
+        ):
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code), first)
+
+    return exchange
+
+
+# The racer runs in a process of its own, so that it races an in-process adapter as truly
+# as an out-of-process one (a thread would take turns with it under the GIL). It exchanges
+# the two names in pairs, so it stops with the directory in place, and holds each state for
+# a random pause of up to 50 µs: on a loaded machine, where racer and adapter share a core,
+# a loop without pauses flips only between time slices and rarely inside a command. It
+# counts its swaps in a shared page, so that the harness can wait for it to move on between
+# two sends (else a fast op could answer every send within one pause).
+_RACER = r"""
+import ctypes, ctypes.util, mmap, os, random, signal, struct, sys, time
+libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+renameat2 = libc.renameat2
+renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+link, directory = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+counter = mmap.mmap(int(sys.argv[3]), 8)
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+print("ready", flush=True)
+swaps = 0
+while not stop:
+    if renameat2(-100, link, -100, directory, 2):
+        break
+    time.sleep(random.random() * 50e-6)
+    if renameat2(-100, link, -100, directory, 2):
+        break
+    swaps += 2
+    struct.pack_into("q", counter, 0, swaps)
+    time.sleep(random.random() * 50e-6)
+print(swaps, flush=True)
+"""
+_PROGRESS_WAIT_S = 0.5
+
+
+class _Racer:
+    """A process exchanging ``link`` and ``directory`` until stopped."""
+
+    def __init__(self, link: str, directory: str) -> None:
+        self._link, self._directory = link, directory
+        self._page = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the racer
+        self._page.truncate(8)
+        self._counter = mmap.mmap(self._page.fileno(), 8)
+        self._process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _RACER, link, directory, str(self._page.fileno())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            pass_fds=(self._page.fileno(),),
+            text=True,
+        )
+        assert self._process.stdout is not None
+        self._process.stdout.readline()  # "ready": swapping has begun
+        self._seen = 0
+        self.swaps = 0
+
+    def count(self) -> int:
+        return int(struct.unpack_from("q", self._counter, 0)[0])
+
+    def moved_on(self) -> None:
+        """Wait (a little) until the racer has swapped back and forth since last asked."""
+        deadline = time.monotonic() + _PROGRESS_WAIT_S
+        while self.count() <= self._seen and time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                break
+            time.sleep(0.0002)
+        self._seen = self.count()
+
+    def finish(self, exchange: Exchange) -> None:
+        """Stop the racer and make sure the directory is back in its place."""
+        self._process.send_signal(signal.SIGTERM)
+        out, _ = self._process.communicate(timeout=30)
+        self.swaps = int(out.strip() or 0)
+        self._counter.close()
+        self._page.close()
+        if os.path.islink(self._directory) and not os.path.islink(self._link):
+            exchange(self._link, self._directory)
+
+
+def run_race(
+    race: Race,
+    workdir: Path,
+    send: Callable[[int], Response],
+    judge: Callable[[int, Response], None],
+    fail: Callable[[str, list[str]], CaseFailure],
+) -> None:
+    """Send the step ``race.repeat`` times under the racer (``send(i)`` for the i-th
+    time); raise CaseFailure when anything below ``race.outside`` changed or a reply is
+    not one the step allows."""
+    exchange = _exchange()
+    if exchange is None:
+        raise HostLimitation("host: the racer needs renameat2 with RENAME_EXCHANGE (Linux)")
+    directory, outside = workdir / race.swap, workdir / race.outside
+    if directory.is_symlink() or not directory.is_dir() or not outside.is_dir():
+        raise fail(f"race: {race.swap} and {race.outside} must be directories of the tree", [])
+    before = read_tree(outside)
+    link = directory.with_name(f".{directory.name}{RACER_SUFFIX}")
+    os.symlink(str(outside), link)
+    racer = _Racer(str(link), str(directory))
+    replies: list[Response] = []
+    try:
+        for iteration in range(race.repeat):
+            racer.moved_on()
+            replies.append(send(iteration))
+    finally:
+        racer.finish(exchange)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(link)
+    changes = tree_changes(before, read_tree(outside))
+    if changes:
+        raise fail(
+            f"while a racer swapped {race.swap} for a link to {race.outside} "
+            f"({racer.swaps} swaps, {race.repeat} calls), the op changed what lies outside",
+            [f"  {change}" for change in changes[:10]],
+        )
+    for iteration, reply in enumerate(replies):
+        judge(iteration, reply)
+
+
+def with_iteration(expectation: Expectation, iteration: int) -> Expectation:
+    """``expectation`` with ``${ITERATION}`` replaced by ``iteration`` in its values (and
+    ``${WORKER}`` by 0, as in the args of a race's one sender)."""
+    return dataclasses.replace(
+        expectation,
+        result=for_worker(expectation.result, 0, iteration),
+        error_message=for_worker(expectation.error_message, 0, iteration),
+    )
+
+
+def judge_any(
+    response: Response,
+    expectations: tuple[Expectation, ...],
+    judge: Callable[[Response, Expectation], None],
+    fail: Callable[[str, list[str]], CaseFailure],
+) -> None:
+    """Accept ``response`` when it meets one of ``expectations``."""
+    misses = []
+    for expected in expectations:
+        try:
+            judge(response, expected)
+            return
+        except CaseFailure as exc:
+            misses.append(str(exc))
+    reply = response.result if not response.is_error else f"error {response.error_kind!r}"
+    raise fail(
+        f"a reply during the race is none of the {len(expectations)} the step allows",
+        [f"  actual: {str(reply)[:300]}"],
+    )
+
+
+def race_problems(case: Case, where: str) -> list[str]:
+    """Lint: a race step expects ``any_of``, runs alone, and its case lists ``symlinks``."""
+    problems = []
+    for index, step in enumerate(case.steps, 1):
+        if step.race is None:
+            if step.expect.any_of is not None:
+                problems.append(f"{where}: step {index} expects any_of but has no race")
+            continue
+        if step.expect.any_of is None:
+            problems.append(f"{where}: step {index} races but does not expect any_of")
+        if step.concurrent is not None or step.crash_points:
+            problems.append(f"{where}: step {index} races and is concurrent or has crash points")
+        if step.expect.tree is not None:
+            problems.append(f"{where}: step {index} races and expects a tree")
+        if "symlinks" not in case.requires:
+            problems.append(f"{where}: races but does not list symlinks in requires")
+    return problems

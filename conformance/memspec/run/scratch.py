@@ -1,0 +1,46 @@
+"""The one way the harness makes a folder for an adapter to work in: a case's tree, or
+the scratch folder of a property or a snapshot.
+
+The folder is a fresh temporary directory (symlinks in its path resolved). It holds
+what the caller puts in it, is handed to the ``--tree-owner`` user before the adapter
+sees it, so that modes bind the adapter as they bind an owner, and is removed afterwards
+whatever modes the adapter left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+from memspec.run.trees import hand_over, remove_tree
+from memspec.wire.adapters import Adapter
+
+__all__ = ["scratch_folder"]
+
+
+@contextlib.contextmanager
+def scratch_folder(
+    adapter: Adapter,
+    files: Mapping[str, bytes] | None = None,
+    *,
+    prefix: str = "memspec-",
+    base: Path | None = None,
+    fill: Callable[[Path], None] | None = None,
+) -> Iterator[Path]:
+    """A folder holding ``files`` (relative path to content), then whatever ``fill``
+    makes in it, owned by the adapter's user; removed on leaving."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base)).resolve()
+    try:
+        for relative, content in (files or {}).items():
+            target = folder / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        if fill is not None:
+            fill(folder)
+        if adapter.tree_owner is not None:
+            hand_over(folder, adapter.tree_owner)
+        yield folder
+    finally:
+        remove_tree(folder)

@@ -1,0 +1,498 @@
+"""Adapters: one transport interface, three ways to reach an implementation.
+
+- ``reference``: memref, in this process;
+- ``python:MODULE:ATTR``: any in-process object with ``handle(message) -> message``
+  (``ATTR`` may also be a zero-argument factory of such an object);
+- ``cmd:COMMAND LINE``: any program speaking the protocol as JSON lines on stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import select
+import shlex
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol
+
+from memspec import PROTOCOL_VERSION
+from memspec.corpus.compare import decode_text
+from memspec.exceptions import (
+    AdapterBroken,
+    AdapterCrashed,
+    AdapterFault,
+    AdapterTimeout,
+    ProtocolViolation,
+    UsageError,
+)
+from memspec.wire.protocol import ERROR_KINDS
+
+__all__ = [
+    "DEFAULT_MAX_REPLY_BYTES",
+    "DEFAULT_TIMEOUT_S",
+    "ERROR_KINDS",
+    "Adapter",
+    "Connection",
+    "Handshake",
+    "Response",
+    "parse_adapter_spec",
+    "parse_tree_owner",
+    "reference_handler",
+]
+
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
+_STOP_TIMEOUT_S = 2.0
+# A read of a megabyte allocates (and maps) a megabyte for a reply of a hundred bytes:
+# 64 KiB keeps a round trip a third cheaper, and a long reply is still read linearly.
+_READ_CHUNK = 64 * 1024
+
+
+Message = dict[str, Any]
+
+
+def _real_clock() -> float:
+    # CLOCK_MONOTONIC read through clock_gettime: freezegun patches time.monotonic and
+    # time.perf_counter, so a timeout measured with them would never fire under freeze_time.
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
+class Connection(Protocol):
+    """Sends one request and returns the one reply; raises AdapterFault otherwise."""
+
+    description: str
+
+    def request(self, message: Message, timeout_s: float) -> Message: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessConnection:
+    """An in-process implementation; messages cross a JSON round trip as on a pipe."""
+
+    def __init__(self, handler: Any, description: str) -> None:
+        self._handler = handler
+        self.description = description
+
+    def request(self, message: Message, timeout_s: float) -> Message:
+        try:
+            reply = self._handler.handle(json.loads(json.dumps(message)))
+        except Exception as exc:  # an in-process adapter's crash is its fault, not ours
+            raise AdapterCrashed(f"handle() raised {type(exc).__name__}: {exc}") from exc
+        try:
+            decoded = json.loads(json.dumps(reply))
+        except (TypeError, ValueError) as exc:
+            raise ProtocolViolation(f"reply is not JSON-serialisable: {exc}") from exc
+        if not isinstance(decoded, dict):
+            raise ProtocolViolation(f"reply is not a JSON object: {decoded!r}")
+        return decoded
+
+    def close(self) -> None:
+        return None
+
+
+class SubprocessConnection:
+    """A persistent child process; one JSON line out, one JSON line back."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        description: str,
+        env: Mapping[str, str] | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+    ):
+        self.description = description
+        self.max_reply_bytes = max_reply_bytes
+        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
+                env=dict(env) if env is not None else None,
+            )
+        except OSError as exc:
+            raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - limit))
+        return self._stderr.read().decode("utf-8", "replace").strip()
+
+    def _exit_note(self) -> str:
+        code = self._process.poll()
+        tail = self.stderr_tail()
+        note = f"exit code {code}" if code is not None else "output closed"
+        return note + (f"; stderr: {tail}" if tail else "")
+
+    def request(self, message: Message, timeout_s: float) -> Message:
+        # ASCII JSON: a lone surrogate in the args travels as its escape, as JSON allows.
+        line = (json.dumps(message, ensure_ascii=True) + "\n").encode("ascii")
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(line)
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise AdapterCrashed(f"adapter died before the request ({self._exit_note()})") from exc
+        raw = self._read_line(timeout_s)
+        try:
+            decoded = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ProtocolViolation(
+                f"adapter printed a line that is not JSON: {raw[:500]!r}"
+            ) from exc
+        if not isinstance(decoded, dict):
+            raise ProtocolViolation(f"adapter printed JSON that is not an object: {raw[:500]!r}")
+        return decoded
+
+    def _read_line(self, timeout_s: float) -> bytes:
+        """One line, in time linear in its length (each chunk is searched once)."""
+        assert self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        deadline = _real_clock() + timeout_s
+        while True:
+            if self._pending:
+                newline = self._pending[-1].find(b"\n")
+                if newline >= 0:
+                    last = self._pending.pop()
+                    line = b"".join([*self._pending, last[:newline]])
+                    rest = last[newline + 1 :]
+                    self._pending = [rest] if rest else []
+                    self._pending_size = len(rest)
+                    return line
+            if self._pending_size > self.max_reply_bytes:
+                self._pending, self._pending_size = [], 0
+                raise ProtocolViolation(
+                    f"reply line longer than {self.max_reply_bytes} bytes (--max-reply-bytes)"
+                )
+            remaining = deadline - _real_clock()
+            if remaining <= 0:
+                raise AdapterTimeout(f"no answer within {timeout_s:g} s")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                raise AdapterCrashed(f"adapter exited ({self._wait_note()})")
+            self._pending.append(chunk)
+            self._pending_size += len(chunk)
+
+    def _wait_note(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=1)
+        return self._exit_note()
+
+    def close(self) -> None:
+        process = self._process
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+        self._stderr.close()
+
+    def stop(self, message: Message, timeout_s: float) -> None:
+        """Ask the process to stop, then make sure it has."""
+        with contextlib.suppress(AdapterFault):
+            self.request(message, timeout_s)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=min(timeout_s, 2.0))
+        self.close()
+
+
+ConnectionFactory = Callable[[], Connection]
+
+
+def reference_handler() -> Any:
+    """memref, answering protocol messages in this process: the reference adapter."""
+    from memref.serve import Implementation
+
+    return Implementation()
+
+
+def parse_adapter_spec(
+    spec: str, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+) -> tuple[str, ConnectionFactory]:
+    """Turn an adapter spec into a description and a factory of fresh connections."""
+    if spec == "reference":
+        return "reference", lambda: InProcessConnection(reference_handler(), "reference")
+    if spec.startswith("python:"):
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(parts[1:]):
+            raise UsageError(f"adapter {spec!r}: expected python:MODULE:ATTR")
+        _, module_name, attribute = parts
+        handler = _load_python_handler(module_name, attribute, spec)
+
+        def python() -> Connection:
+            return InProcessConnection(handler(), spec)
+
+        return spec, python
+    if spec.startswith("cmd:"):
+        try:
+            argv = shlex.split(spec[4:])
+        except ValueError as exc:
+            raise UsageError(f"adapter {spec!r}: {exc}") from exc
+        if not argv:
+            raise UsageError(f"adapter {spec!r}: empty command line")
+
+        def command() -> Connection:
+            return SubprocessConnection(argv, spec, max_reply_bytes=max_reply_bytes)
+
+        return spec, command
+    raise UsageError(
+        f"unknown adapter {spec!r}: use 'reference', 'python:MODULE:ATTR' or 'cmd:COMMAND LINE'"
+    )
+
+
+def _load_python_handler(module_name: str, attribute: str, spec: str) -> Callable[[], Any]:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"adapter {spec!r}: cannot import {module_name!r}: {exc}") from exc
+    try:
+        target = getattr(module, attribute)
+    except AttributeError as exc:
+        raise UsageError(f"adapter {spec!r}: {module_name!r} has no {attribute!r}") from exc
+    if hasattr(target, "handle") and not isinstance(target, type):
+        return lambda: target
+    if callable(target):
+        return target  # type: ignore[no-any-return]
+    raise UsageError(f"adapter {spec!r}: {attribute!r} has no handle() and is not callable")
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What the implementation said about itself in answer to ``start``."""
+
+    implementation: Mapping[str, Any]
+    protocol_version: str
+    profiles: tuple[str, ...]
+    capabilities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Response:
+    """A checked reply: exactly one of result or error, its texts decoded (``decode_text``)."""
+
+    result: Any = None
+    error_kind: str | None = None
+    error_message: str = ""
+    mutations: int | None = None
+    """How many filesystem mutations the request attempted (requests with a fault)."""
+
+    @property
+    def is_error(self) -> bool:
+        return self.error_kind is not None
+
+
+@dataclass
+class Adapter:
+    """A connection with its handshake, request ids, and restart after a fault."""
+
+    spec: str
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    tree_owner: tuple[int, int] | None = None
+    """The uid and gid the adapter runs as, when they differ from the harness's own:
+    each case's tree is handed over to them before the first step."""
+    max_reply_bytes: int | None = None
+    _factory: ConnectionFactory = field(init=False)
+    _connection: Connection | None = field(default=None, init=False)
+    _handshake: Handshake | None = field(default=None, init=False)
+    _next_id: int = field(default=0, init=False)
+    _workers: list[Adapter] = field(default_factory=list, init=False)
+    restarts: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.description, self._factory = parse_adapter_spec(
+            self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES
+        )
+
+    def _id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    @property
+    def handshake(self) -> Handshake:
+        self._ensure_started()
+        assert self._handshake is not None
+        return self._handshake
+
+    def _ensure_started(self) -> Connection:
+        if self._connection is not None:
+            return self._connection
+        try:
+            connection = self._factory()
+        except AdapterBroken:
+            raise
+        except Exception as exc:  # an in-process adapter that cannot even be built
+            raise AdapterBroken(
+                f"{self.description}: cannot start: {type(exc).__name__}: {exc}"
+            ) from exc
+        try:
+            reply = connection.request(
+                {"id": self._id(), "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}},
+                self.timeout_s,
+            )
+            handshake = _check_start(reply)
+        except AdapterFault as exc:
+            connection.close()
+            raise AdapterBroken(f"{self.description}: start handshake failed: {exc}") from exc
+        except AdapterBroken:
+            connection.close()
+            raise
+        if self._handshake is not None and handshake != self._handshake:
+            connection.close()
+            raise AdapterBroken(f"{self.description}: a restarted adapter changed its handshake")
+        self._connection, self._handshake = connection, handshake
+        return connection
+
+    def spawn(self) -> Adapter:
+        """Another adapter of the same spec: a new process, or a new in-process instance."""
+        return Adapter(self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes)
+
+    def workers(self, count: int) -> list[Adapter]:
+        """``count`` further connections for a concurrent step, each its own process (or
+        in-process instance). They are started by the first step that needs them and kept
+        for every later one, until ``close``; one that faults restarts on its next call,
+        as this adapter does."""
+        while len(self._workers) < count:
+            self._workers.append(self.spawn())
+        return self._workers[:count]
+
+    def call(
+        self, op: str, args: Mapping[str, Any], *, fail_mutation: int | None = None
+    ) -> Response:
+        """Send one op; a fault closes the connection so the next call restarts it.
+
+        ``fail_mutation`` asks an adapter that claims ``fault-injection`` to fail that
+        filesystem mutation of the request; its reply then says how many it attempted.
+        """
+        connection = self._ensure_started()
+        request_id = self._id()
+        message: Message = {"id": request_id, "op": op, "args": args}
+        if fail_mutation is not None:
+            message["fault"] = {"fail_mutation": fail_mutation}
+        try:
+            reply = connection.request(message, self.timeout_s)
+            response = _check_reply(reply, request_id)
+            if fail_mutation is not None and not isinstance(response.mutations, int):
+                raise ProtocolViolation(
+                    "a reply to a request with a fault needs an integer 'mutations'"
+                )
+            return response
+        except AdapterFault:
+            self._drop()
+            raise
+
+    def raw_request(self, message: Message) -> Message:
+        """Send a message as it is (for smoke checks); faults propagate."""
+        connection = self._ensure_started()
+        try:
+            return connection.request(message, self.timeout_s)
+        except AdapterFault:
+            self._drop()
+            raise
+
+    def _drop(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+            self.restarts += 1
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.close()
+        self._workers.clear()
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        if isinstance(connection, SubprocessConnection):
+            connection.stop(
+                {"id": self._id(), "op": "stop", "args": {}}, min(self.timeout_s, _STOP_TIMEOUT_S)
+            )
+        else:
+            with contextlib.suppress(AdapterFault):
+                connection.request({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
+            connection.close()
+
+
+def parse_tree_owner(text: str) -> tuple[int, int]:
+    """``UID:GID`` as two integers; raises UsageError otherwise."""
+    uid, colon, gid = text.partition(":")
+    if not (colon and uid.isdigit() and gid.isdigit()):
+        raise UsageError(f"tree owner {text!r}: expected UID:GID, for example 65534:65534")
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        raise UsageError("handing trees to another owner needs the harness to run as root")
+    return int(uid), int(gid)
+
+
+def _check_start(reply: Message) -> Handshake:
+    if "error" in reply:
+        raise ProtocolViolation(f"start was refused: {reply['error']!r}")
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolViolation(f"start reply has no result object: {reply!r}")
+    implementation = result.get("implementation")
+    version = result.get("protocol_version")
+    profiles = result.get("profiles")
+    capabilities = result.get("capabilities", [])
+    if not isinstance(implementation, dict) or not all(
+        isinstance(implementation.get(key), str) for key in ("name", "version", "language")
+    ):
+        raise ProtocolViolation("start result needs implementation {name, version, language}")
+    if not isinstance(version, str) or version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+        raise AdapterBroken(
+            f"adapter speaks protocol {version!r}; this suite speaks {PROTOCOL_VERSION}"
+        )
+    if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
+        raise ProtocolViolation("start result needs profiles: [string]")
+    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
+        raise ProtocolViolation("start result capabilities must be [string]")
+    return Handshake(implementation, version, tuple(profiles), tuple(capabilities))
+
+
+def _check_reply(reply: Message, request_id: int) -> Response:
+    if reply.get("id") != request_id:
+        raise ProtocolViolation(
+            f"reply id {reply.get('id')!r} does not echo request id "
+            f"{request_id}: {json.dumps(reply)[:500]}"
+        )
+    has_result, has_error = "result" in reply, "error" in reply
+    if has_result == has_error:
+        raise ProtocolViolation(
+            f"reply needs exactly one of result and error: {json.dumps(reply)[:500]}"
+        )
+    mutations = reply.get("mutations")
+    if mutations is not None and (not isinstance(mutations, int) or isinstance(mutations, bool)):
+        raise ProtocolViolation(f"'mutations' must be an integer: {json.dumps(reply)[:500]}")
+    if has_result:
+        return Response(result=decode_text(reply["result"]), mutations=mutations)
+    error = reply["error"]
+    if not isinstance(error, dict) or not isinstance(error.get("kind"), str):
+        raise ProtocolViolation(f"error needs a kind: {json.dumps(reply)[:500]}")
+    if error["kind"] not in ERROR_KINDS:
+        raise ProtocolViolation(f"error kind {error['kind']!r} is not in the protocol's set")
+    message = error.get("message", "")
+    return Response(
+        error_kind=error["kind"],
+        error_message=message if isinstance(message, str) else json.dumps(message),
+        mutations=mutations,
+    )
