@@ -168,7 +168,9 @@ def op_session_script(args: dict[str, Any]) -> Any:
     for index, item in enumerate(script):
         shape = SCRIPT_ITEMS.get(item.get("op")) if isinstance(item, dict) else None
         if shape is None or set(item) != shape:
-            raise OpError("invalid-args", f"script[{index}] is no call, snapshot, new_turn or new_session")
+            raise OpError(
+                "invalid-args", f"script[{index}] is no call, snapshot, new_turn or new_session"
+            )
         if item["op"] == "call":
             tool_input(item["input"], f"script[{index}].input")
     session = Session(directory, budget, clock)
