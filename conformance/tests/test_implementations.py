@@ -115,7 +115,14 @@ def test_the_report_fails_exactly_the_expected_cases(name: str) -> None:
     ]
     assert failing == []
     xfailed = {r["id"] for r in records if r["outcome"] == "xfailed"}
-    assert xfailed == set(_expectations(name))
+    # A case the host skipped (one that needs a non-root user, in a run as root) keeps its
+    # entry for the runs that can hold it, as memspec run itself allows.
+    host_skipped = {
+        r["id"]
+        for r in records
+        if r["outcome"] == "skipped" and r.get("message", "").startswith("host:")
+    }
+    assert xfailed == set(_expectations(name)) - host_skipped
     profiles = {r["profile"] for r in records}
     current = {case.id for case in load_cases(profiles=profiles)}
     stale = sorted(current - {r["id"] for r in records})

@@ -1,0 +1,53 @@
+"""memref.hermes: modes, the lock file, atomic writes and faults (HERMES-FILES-*)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from memref._faults import counting
+
+from .support import call, memory, store
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_modes_and_lock(tmp_path: Path) -> None:
+    path = memory(tmp_path, "a")
+    path.chmod(0o644)
+    assert call(tmp_path, {"action": "add", "content": "b"})["success"]
+    assert _mode(path) == 0o600 and _mode(tmp_path / "memories") == 0o700
+    assert sorted(os.listdir(tmp_path / "memories")) == ["MEMORY.md", "MEMORY.md.lock"]
+
+
+def test_every_fault_leaves_old_or_new(tmp_path: Path) -> None:
+    k = 1
+    while True:
+        home = tmp_path / f"h{k}"
+        path = memory(home, "a")
+        session = store(home)
+        with counting(fail_mutation=k) as counter:
+            session.call({"action": "add", "content": "b"})
+        assert path.read_text() in ("a", "a\n\u00a7\nb")
+        assert [n for n in os.listdir(home / "memories") if n.endswith(".tmp")] == []
+        if counter.attempted < k:
+            break
+        k += 1
+    assert k > 3
+
+
+def test_symlink_written_through(tmp_path: Path) -> None:
+    memory(tmp_path, "a", "real.md")
+    (tmp_path / "memories/MEMORY.md").symlink_to("real.md")
+    assert call(tmp_path, {"action": "add", "content": "c"})["success"]
+    assert (tmp_path / "memories/MEMORY.md").is_symlink()
+    assert (tmp_path / "memories/real.md").read_text() == "a\n\u00a7\nc"
+
+
+def test_memories_that_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "memories").write_text("x")
+    answer = call(tmp_path, {"action": "add", "content": "c"})
+    assert answer["success"] is False and str(tmp_path) not in answer["error"]
