@@ -22,7 +22,9 @@ from memref.memories._errors import ToolFailure
 from memref.memories._paths import MISSING, Target
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "NotRegular",
+    "TooLarge",
     "create_exclusive",
     "make_parent_dirs",
     "make_root",
@@ -39,8 +41,16 @@ _CLOEXEC = os.O_CLOEXEC
 _O_TMPFILE: int = getattr(os, "O_TMPFILE", 0)
 
 
+MAX_FILE_BYTES = 16 << 20
+"""The largest file the tool reads: a command on a larger one fails (MEMORIES-FILE-006)."""
+
+
 class NotRegular(Exception):
     """The name is no longer a regular file when it is opened."""
+
+
+class TooLarge(Exception):
+    """The file holds more than MAX_FILE_BYTES."""
 
 
 def readable_directory(fd: int) -> int:
@@ -49,7 +59,8 @@ def readable_directory(fd: int) -> int:
 
 
 def read_regular(directory: int, name: str) -> bytes:
-    """The whole of the regular file ``name``; never follows a link, never blocks."""
+    """The whole of the regular file ``name``; never follows a link, never blocks. A file
+    of more than MAX_FILE_BYTES raises TooLarge, having read at most one byte past it."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, dir_fd=directory)
     except OSError as exc:
@@ -57,11 +68,17 @@ def read_regular(directory: int, name: str) -> bytes:
             raise NotRegular from exc
         raise
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise NotRegular
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        if info.st_size > MAX_FILE_BYTES:
+            raise TooLarge
+        chunks, left = [], MAX_FILE_BYTES + 1  # the file may have grown since fstat
+        while left and (chunk := os.read(fd, min(left, 1 << 20))):
             chunks.append(chunk)
+            left -= len(chunk)
+        if not left:
+            raise TooLarge
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -228,19 +245,66 @@ def remove(directory: int, name: str) -> None:
     os.unlink(name, dir_fd=directory)
 
 
+def _open_directory_below(directory: int, name: str) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC, dir_fd=directory)
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _empty_but_directories(fd: int) -> list[str]:
+    """Remove every entry of the directory ``fd`` that is not a directory (links
+    themselves, never followed); the names of the directories left, in reverse order."""
+    directories = []
+    for entry in os.listdir(fd):
+        if stat.S_ISDIR(os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode):
+            directories.append(entry)
+        else:
+            remove(fd, entry)
+    directories.sort(reverse=True)
+    return directories
+
+
 def remove_tree(directory: int, name: str) -> None:
     """Delete the directory ``name`` and everything in it; links are removed, never
-    followed."""
-    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC, dir_fd=directory)
+    followed.
+
+    The walk is iterative and holds two descriptors at most, whatever the depth: it goes
+    down into one directory at a time and comes back up through ``..``, checking that
+    ``..`` is the directory it came from (a tree moved meanwhile stops the walk with
+    ``ENOENT`` instead of deleting elsewhere). Its memory is the names still to visit.
+    """
+    current = _open_directory_below(directory, name)
+    # One level per directory entered: its identity, its name in its parent, and the
+    # directories in it still to delete.
+    levels: list[tuple[tuple[int, int], str, list[str]]] = []
     try:
-        for entry in os.listdir(fd):
-            mode = os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode
-            if stat.S_ISDIR(mode):
-                remove_tree(fd, entry)
-            else:
-                remove(fd, entry)
+        levels.append((_identity(current), name, _empty_but_directories(current)))
+        while len(levels) > 1 or levels[0][2]:
+            _, own_name, pending = levels[-1]
+            if pending:
+                child_name = pending.pop()
+                try:
+                    child = _open_directory_below(current, child_name)
+                except FileNotFoundError:
+                    continue
+                os.close(current)
+                current = child
+                levels.append((_identity(current), child_name, _empty_but_directories(current)))
+                continue
+            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC, dir_fd=current)
+            levels.pop()
+            if _identity(parent) != levels[-1][0]:
+                os.close(parent)
+                raise OSError(errno.ENOENT, "The directory moved while it was deleted")
+            os.close(current)
+            current = parent
+            mutation("rmdir")
+            os.rmdir(own_name, dir_fd=current)
     finally:
-        os.close(fd)
+        os.close(current)
     mutation("rmdir")
     os.rmdir(name, dir_fd=directory)
 
@@ -260,6 +324,10 @@ def read_text(target: Target, path: str) -> str:
     except NotRegular:
         raise ToolFailure(
             f"The file {path} no longer exists (may have been deleted or renamed concurrently)."
+        ) from None
+    except TooLarge:
+        raise ToolFailure(
+            f"The file {path} is larger than {MAX_FILE_BYTES >> 20} MiB, the most the tool reads."
         ) from None
     try:
         return data.decode("utf-8")

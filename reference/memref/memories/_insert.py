@@ -33,14 +33,15 @@ def line_count(content: str) -> int:
 def insert(root: Root, tool_input: Mapping[str, Any]) -> str:
     path = string(tool_input, "path")
     with existing_file(root, path) as target:
-        line, text = integer(tool_input, "insert_line"), string(tool_input, "insert_text")
         content = read_text(target, path)
-        new_content = inserted(content, line, text)
-        if new_content is None:
+        line = integer(tool_input, "insert_line")
+        if not 0 <= line <= line_count(content):
             raise ToolFailure(
                 f"Invalid `insert_line` parameter: {line}. "
                 f"It should be within the range [0, {line_count(content)}]."
             )
+        new_content = inserted(content, line, string(tool_input, "insert_text"))
+        assert new_content is not None
         parent = target.parent()
         assert parent is not None
         replace(*parent, encoded(new_content, "insert_text"))

@@ -16,10 +16,13 @@ SNIPPET_CONTEXT = 2
 
 
 def occurrence_lines(content: str, old: str) -> list[int]:
-    """The 1-based line of every occurrence of ``old``, overlapping ones included."""
-    lines, start = [], 0
+    """The 1-based line of every occurrence of ``old``, overlapping ones included; the
+    newlines are counted once, from one occurrence to the next."""
+    lines, start, line, counted = [], 0, 1, 0
     while (at := content.find(old, start)) != -1:
-        lines.append(content.count("\n", 0, at) + 1)
+        line += content.count("\n", counted, at)
+        counted = at
+        lines.append(line)
         start = at + 1
     return lines
 
