@@ -16,9 +16,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.wire.adapters import Adapter
-from memspec.suite._support import reply, result, scratch_folder
 from memspec.corpus.registry import suite_case
+from memspec.suite._support import reply, result, scratch_folder
+from memspec.wire.adapters import Adapter
 
 DELIM = "\n\u00a7\n"
 _ALPHABET = st.sampled_from([*"abcxyz -.:", "\n", "\u00e9", "\u65e5", "\U0001f600"])
