@@ -14,7 +14,8 @@ from fakes import start_reply
 
 class FileOps:
     """Correct: atomic ``demo.put``, locked ``demo.append``, ``demo.listdir``; counts its
-    filesystem mutations and fails the one a request names."""
+    filesystem mutations and fails the one a request names. ``demo.put_two`` puts two
+    files one after the other, so it is not all or nothing."""
 
     name = "file-ops"
     capabilities = ("concurrency", "fault-injection", "git")
@@ -62,6 +63,9 @@ class FileOps:
             return self.put(args["path"], args["text"])
         if op == "demo.append":
             return self.append(args["path"], args["line"])
+        if op == "demo.put_two":  # two atomic writes, not one transaction
+            self.put(os.path.join(args["dir"], "a.md"), args["text"])
+            return self.put(os.path.join(args["dir"], "b.md"), args["text"])
         raise KeyError(op)
 
     def put(self, path: str, text: str) -> str:

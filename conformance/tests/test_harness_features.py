@@ -4,8 +4,10 @@ fake and to fail a flawed one."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from memspec.cli.lint import _case_problems
 from memspec.corpus.cases import Case, case_from_json, schema_errors
 from memspec.exceptions import CaseFailure
-from memspec.run.runner import not_claimed_reason, run_case, run_crash_points
+from memspec.run.runner import crash_point_steps, not_claimed_reason, run_case, run_crash_points
 from memspec.run.trees import Entry, compare_tree
 from memspec.wire.adapters import Adapter
 
@@ -159,6 +161,54 @@ def test_crash_points_count_every_mutation_of_an_atomic_writer(fake: Any) -> Non
 def test_crash_points_catch_a_writer_that_is_not_safe_to_rerun(fake: Any) -> None:
     with pytest.raises(CaseFailure, match="after failing mutation 1 and a second clean rerun"):
         run_crash_points(_put(), fake("AppendsTwiceAfterAFault"), 0)
+
+
+BATCH = Path(__file__).resolve().parents[2] / "fixtures/turnlog/store"
+
+
+def _batch_case() -> Case:
+    path = BATCH / "index-files-batch-all-or-nothing.json"
+    return case_from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_crash_points_check_the_state_right_after_the_fault(
+    in_process: Callable[[str], Adapter],
+) -> None:
+    subject = _batch_case()
+    index = crash_point_steps(subject)[0]
+    assert run_crash_points(subject, in_process("turnlog_fakes:QuotePortFixed"), index) >= 1
+    file_by_file = in_process("turnlog_fakes:IndexesFileByFile")
+    run_case(subject, file_by_file)  # its uninterrupted runs are right
+    with pytest.raises(
+        CaseFailure,
+        match=r"(?s)right after failing mutation \d+, the state is neither the one before "
+        r"the step nor the expected one after it.*turnlog\.list_by_project",
+    ):
+        run_crash_points(subject, file_by_file, index)
+
+
+def test_crash_points_catch_a_torn_tree_unless_the_step_is_not_all_or_nothing(
+    fake: Any,
+) -> None:
+    def two_files(crash_points: Any) -> Case:
+        return case(
+            requires=["fault-injection"],
+            steps=[
+                {
+                    "op": "demo.put_two",
+                    "args": {"dir": "${ROOT}", "text": "x\n"},
+                    "crash_points": crash_points,
+                    "expect": {
+                        "result": "ok",
+                        "tree": {"a.md": {"text": "x\n"}, "b.md": {"text": "x\n"}},
+                    },
+                }
+            ],
+        )
+
+    with pytest.raises(CaseFailure, match="right after failing mutation 4, the state is neither"):
+        run_crash_points(two_files(True), fake(), 0)
+    assert run_crash_points(two_files({"all_or_nothing": False}), fake(), 0) == 6
 
 
 def test_tree_ignore_and_lines_any_order_compare_as_documented() -> None:

@@ -94,6 +94,37 @@ def test_lint_flags_a_fixture_that_breaks_its_schema(tmp_path: Path) -> None:
     assert check.structural == ["turnlog/filename/x"]
 
 
+def test_lint_checks_the_observing_calls_of_crash_points(tmp_path: Path) -> None:
+    from memspec.corpus.cases import case_from_json
+
+    store = {"store_dir": "${ROOT}/s"}
+    observe = [
+        {"op": "turnlog.list_by_project", "args": {**store, "project_id": 3}, "before": []},
+        {"op": "turnlog.list_by_session", "args": {**store, "session_id": "s"}, "before": 1},
+    ]
+    for item in observe:
+        item.setdefault("after", [])
+    subject = case_from_json(
+        {
+            "id": "turnlog/store/x",
+            "description": "x",
+            "requirements": ["TURNLOG-STORE-013"],
+            "steps": [
+                {
+                    "op": "turnlog.index_files",
+                    "args": {**store, "items": [], "now": "2030-01-01T00:00:00Z"},
+                    "crash_points": {"observe": observe},
+                    "expect": {"result": [], "tree": {}},
+                }
+            ],
+        }
+    )
+    problems = check_fixtures([subject], tmp_path).problems
+    assert len(problems) == 2, problems
+    assert "observing turnlog.list_by_project: its args break the schema" in problems[0]
+    assert "observing turnlog.list_by_session: its before result breaks" in problems[1]
+
+
 @pytest.mark.parametrize(
     ("value", "fits"),
     [

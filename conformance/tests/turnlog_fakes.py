@@ -48,3 +48,29 @@ class QuotePort(QuotePortFixed):
             )
             Path(written).write_bytes(Path(written).read_bytes().replace(right, wrong, 1))
         return reply
+
+
+class IndexesFileByFile(QuotePortFixed):
+    """A store that commits a batch one file at a time: ``turnlog.index_files`` sends each
+    item as its own ``turnlog.index_file``, so a fault in the second leaves the first row
+    written. Its trees and its answers after a clean rerun are right."""
+
+    def handle(self, message: Mapping[str, Any]) -> dict[str, Any]:
+        args = message.get("args")
+        if message.get("op") != "turnlog.index_files" or not isinstance(args, dict):
+            return super().handle(message)
+        fault = message.get("fault")
+        fail_at = fault.get("fail_mutation") if isinstance(fault, dict) else None
+        used, rows = 0, []
+        for item in args.get("items", []):
+            single = {"op": "turnlog.index_file", "id": message.get("id")}
+            single["args"] = {"store_dir": args["store_dir"], "now": args["now"], **item}
+            if isinstance(fail_at, int):
+                single["fault"] = {"fail_mutation": max(fail_at - used, 1)}
+            reply = super().handle(single)
+            used += reply.get("mutations", 0)
+            if "error" in reply or (isinstance(fail_at, int) and used >= fail_at):
+                return {**reply, "mutations": used} if isinstance(fail_at, int) else reply
+            rows.append(reply["result"])
+        reply = {"id": message.get("id"), "result": rows}
+        return {**reply, "mutations": used} if isinstance(fail_at, int) else reply

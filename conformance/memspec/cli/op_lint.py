@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 
-from memspec.corpus.cases import Case
+from memspec.corpus.cases import Case, Step
 from memspec.corpus.compare import is_text_pattern
 from memspec.corpus.op_schemas import (
     WIRE_ID,
@@ -104,11 +104,27 @@ def check_fixtures(cases: Iterable[Case], fixtures_root: Path) -> SchemaCheck:
             for result in results:
                 for error in result_errors(step.op, _patterns_as_text(_substitute(result)))[:1]:
                     check.problems.append(f"{at}: the expected result breaks the schema: {error}")
+            check.problems.extend(_observation_problems(step, at))
         if structural:
             check.structural.append(case.id)
         elif by_rule:
             check.by_rule.append(case.id)
     return check
+
+
+def _observation_problems(step: Step, at: str) -> Iterable[str]:
+    """An observing call of a crash-points step is checked like a step of its own."""
+    for observation in step.crash_points_observe:
+        where = f"{at}: observing {observation.op}"
+        if op_schema(observation.op) is None:
+            yield f"{where}: no op schema"
+            continue
+        for error in args_errors(observation.op, _substitute(dict(observation.args)))[:1]:
+            yield f"{where}: its args break the schema: {error}"
+        for which in ("before", "after"):
+            value = _patterns_as_text(_substitute(getattr(observation, which)))
+            for error in result_errors(observation.op, value)[:1]:
+                yield f"{where}: its {which} result breaks the schema: {error}"
 
 
 _DEFS = {"args", "result"}

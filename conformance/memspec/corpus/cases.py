@@ -22,6 +22,7 @@ __all__ = [
     "Case",
     "Concurrency",
     "Expectation",
+    "Observation",
     "Race",
     "Step",
     "case_from_json",
@@ -83,6 +84,17 @@ class Race:
 
 
 @dataclass(frozen=True)
+class Observation:
+    """A call that shows state the tree does not, with its answer before and after the
+    step."""
+
+    op: str
+    args: Mapping[str, Any]
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True)
 class Step:
     op: str
     args: Mapping[str, Any]
@@ -97,6 +109,11 @@ class Step:
     expected one, and only once (an op that adds a file each time it runs)."""
     hold_lock: HeldLock | None = None
     readers: Readers | None = None
+    crash_points_all_or_nothing: bool = True
+    """False: the op may leave part of its work for the next run, so the state right
+    after a failed mutation is not checked."""
+    crash_points_observe: tuple[Observation, ...] = ()
+    """Calls whose answers are part of the state a crash point checks."""
 
 
 @dataclass(frozen=True)
@@ -169,14 +186,25 @@ def _step(raw: Mapping[str, Any]) -> Step:
         else None,
         crash_points=bool(raw.get("crash_points")),
         race=Race(**raw["race"]) if "race" in raw else None,
-        crash_points_idempotent=_crash_points_idempotent(raw.get("crash_points")),
+        crash_points_idempotent=_crash_points_option(raw.get("crash_points"), "idempotent"),
+        crash_points_all_or_nothing=_crash_points_option(raw.get("crash_points"), "all_or_nothing"),
+        crash_points_observe=_observations(raw.get("crash_points")),
         hold_lock=held_lock_of(raw.get("hold_lock")),
         readers=readers_of(raw.get("readers")),
     )
 
 
-def _crash_points_idempotent(raw: Any) -> bool:
-    return not isinstance(raw, Mapping) or bool(raw.get("idempotent", True))
+def _crash_points_option(raw: Any, name: str) -> bool:
+    return not isinstance(raw, Mapping) or bool(raw.get(name, True))
+
+
+def _observations(raw: Any) -> tuple[Observation, ...]:
+    if not isinstance(raw, Mapping):
+        return ()
+    return tuple(
+        Observation(item["op"], item["args"], item["before"], item["after"])
+        for item in raw.get("observe", ())
+    )
 
 
 def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from memspec.corpus.cases import Case, Expectation, Step
 from memspec.corpus.compare import json_equal
-from memspec.corpus.tokens import for_worker, substitute, unsubstitute
+from memspec.corpus.tokens import for_worker, substitute, substitute_tree, unsubstitute
 from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
 from memspec.judge.messages import abridge, describe_difference
 from memspec.judge.model_text import host_path_leaks
@@ -21,7 +21,14 @@ from memspec.run.race import judge_any, run_race, with_iteration
 from memspec.run.readers import watching
 from memspec.run.scratch import scratch_folder
 from memspec.run.setup import git_available, needs_git, run_setup
-from memspec.run.trees import compare_tree, materialise, read_tree, tmp_case_sensitive
+from memspec.run.trees import (
+    Entry,
+    compare_tree,
+    ignored,
+    materialise,
+    read_tree,
+    tmp_case_sensitive,
+)
 from memspec.wire.adapters import Adapter, Response
 
 __all__ = [
@@ -377,6 +384,113 @@ def _crash_reruns(context: _Context, step: Step, workdir: Path) -> tuple[str, ..
     return () if done else ("a clean rerun",)
 
 
+def _visible_tree(context: _Context, workdir: Path) -> dict[str, Entry]:
+    """The tree as it stands, without what the case ignores."""
+    ignore = context.case.tree_ignore
+    return {k: v for k, v in read_tree(workdir).items() if not ignored(k, ignore)}
+
+
+def _observe(
+    context: _Context, step: Step, index: int, adapter: Adapter, args: Mapping[str, Any]
+) -> list[Any]:
+    """The answers of the step's observing calls (an error fails the case)."""
+    answers = []
+    for observation in step.crash_points_observe:
+        observed = bound(Step(observation.op, observation.args, Expectation()), context.captured)
+        call_args = substitute(observed.args, context.root)
+        response = _call(adapter, observed, call_args, context.root)
+        if response.is_error:
+            raise context.fail(
+                step,
+                index,
+                f"the observing call {observation.op} answered error {response.error_kind!r}",
+                [f"  message: {abridge(response.error_message)}"],
+                args,
+            )
+        answers.append(response.result)
+    return answers
+
+
+def _answers_differ(step: Step, answers: list[Any], which: str, root: str) -> list[str]:
+    problems = []
+    for observation, answer in zip(step.crash_points_observe, answers, strict=True):
+        wanted = substitute(getattr(observation, which), root)
+        if not json_equal(wanted, answer):
+            problems.append(f"{observation.op}: {abridge(answer)}, {which}: {abridge(wanted)}")
+    return problems
+
+
+def _changed_from_before(
+    before: Mapping[str, Entry],
+    now: Mapping[str, Entry],
+    expected: Mapping[str, Any],
+    root: str,
+) -> list[str]:
+    """How ``now`` differs from ``before``, except for what an interrupted writer may leave
+    without mixing states: a directory's own mtime (temporary entries come and go), and
+    directories the expected tree also has (made on the way to a file)."""
+    wanted = substitute_tree(expected, root)
+    wanted_dirs = {p for p, spec in wanted.items() if spec.get("dir")} | {
+        "/".join(p.split("/")[:i]) for p in wanted for i in range(1, p.count("/") + 1)
+    }
+    problems = []
+    for path in sorted(set(before) | set(now)):
+        old, new = before.get(path), now.get(path)
+        if old == new:
+            continue
+        if old is None:
+            assert new is not None
+            if new.kind != "dir" or path not in wanted_dirs:
+                problems.append(f"{path}: created")
+        elif new is None:
+            problems.append(f"{path}: removed")
+        elif old.kind == new.kind == "dir" and old.mode == new.mode:
+            continue
+        else:
+            what = [
+                name
+                for name in ("kind", "mode", "mtime_ns", "content", "target")
+                if getattr(old, name) != getattr(new, name)
+            ]
+            problems.append(f"{path}: {', '.join(what)} changed")
+    return problems
+
+
+def _check_before_or_after(
+    context: _Context,
+    step: Step,
+    index: int,
+    adapter: Adapter,
+    before: Mapping[str, Entry],
+    workdir: Path,
+    args: Mapping[str, Any],
+    k: int,
+) -> None:
+    """Right after the faulted run the state is the one before the step or the expected
+    one after it, never a mix: the tree, and what the step's observing calls answer."""
+    assert step.expect.tree is not None
+    root = context.root
+    now = _visible_tree(context, workdir)
+    answers = _observe(context, step, index, adapter, args)
+    as_before = _changed_from_before(before, now, step.expect.tree, root)
+    as_before += _answers_differ(step, answers, "before", root)
+    as_after = compare_tree(step.expect.tree, now, root, context.case.tree_ignore)
+    as_after += _answers_differ(step, answers, "after", root)
+    if as_before and as_after:
+        details = ["  compared with the state before the step:"]
+        details += [f"    {p}" for p in as_before[:5]]
+        details.append("  compared with the expected state after it:")
+        details += [f"    {p}" for p in as_after[:5]]
+        raise context.fail(
+            step,
+            index,
+            f"right after failing mutation {k}, the state is neither the one before the "
+            "step nor the expected one after it",
+            details,
+            args,
+        )
+
+
 def crash_point_steps(case: Case) -> list[int]:
     """Indexes of the steps of ``case`` marked ``crash_points``."""
     return [index for index, step in enumerate(case.steps) if step.crash_points]
@@ -386,10 +500,13 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
     """Fail each filesystem mutation of step ``index`` in turn; return how many there were.
 
     For each k: a fresh tree, the steps before ``index`` as in the case, then the step
-    with its k-th mutation failing, then the step again without a fault (the tree must be
-    the expected one) and once more (nothing may change); a step marked not idempotent is
-    rerun once, and only when the faulted run did not already leave the expected tree.
-    The first reply that attempted fewer than k mutations ends the enumeration.
+    with its k-th mutation failing; right then the state (the tree, and the answers of
+    the step's observing calls) must be the one before the step or the expected one after
+    it, unless the step is marked not all-or-nothing. Then the step again without a fault
+    (the tree must be the expected one) and once more (nothing may change); a step marked
+    not idempotent is rerun once, and only when the faulted run did not already leave the
+    expected tree. The first reply that attempted fewer than k mutations ends the
+    enumeration.
     """
     step = case.steps[index]
     if step.expect.tree is None:
@@ -403,6 +520,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
             expected = step.expect.tree
             assert expected is not None
             args = substitute(step.args, context.root)
+            tree_before = _visible_tree(context, workdir)
             faulted = _call(adapter, step, args, context.root, fail_mutation=k)
             assert faulted.mutations is not None
             if faulted.mutations < k:
@@ -419,6 +537,8 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     [f"  message: {abridge(faulted.error_message)}"],
                     args,
                 )
+            if step.crash_points_all_or_nothing:
+                _check_before_or_after(context, step, index, adapter, tree_before, workdir, args, k)
             for attempt in _crash_reruns(context, step, workdir):
                 again = _call(adapter, step, args, context.root)
                 if again.is_error:
@@ -440,4 +560,15 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     f"after failing mutation {k} and {attempt}, the tree differs "
                     "from an uninterrupted run",
                 )
+                answers = _observe(context, step, index, adapter, args)
+                differ = _answers_differ(step, answers, "after", context.root)
+                if differ:
+                    raise context.fail(
+                        step,
+                        index,
+                        f"after failing mutation {k} and {attempt}, an observing call "
+                        "differs from an uninterrupted run",
+                        [f"  {problem}" for problem in differ],
+                        args,
+                    )
     raise CaseFailure(f"{case.id}: more than {CRASH_POINTS_AT_MOST} mutations")

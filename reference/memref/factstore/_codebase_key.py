@@ -134,13 +134,28 @@ class Identity:
         self.repo = repo
 
 
-def _repo_path(directory: str, env: Mapping[str, str], cwd: str | None) -> str | None:
-    try:
-        absolute = _clean(_abs(directory, cwd))
-    except ValueError:
+def _as_given(directory: str, cwd: str | None) -> str | None:
+    """``directory`` made absolute against ``cwd`` but not cleaned: git runs in it as the
+    system resolves it, so ``x/..`` fails when ``x`` is missing and climbs from a link's
+    target when ``x`` is a link."""
+    if directory.startswith("/"):
+        return directory
+    if cwd is None:
         return None
-    out = _run_git(absolute, env)
+    return posixpath.join(cwd, directory)
+
+
+def _repo_path(directory: str, env: Mapping[str, str], cwd: str | None) -> str | None:
+    given = _as_given(directory, cwd)
+    if given is None:
+        return None
+    out = _run_git(given, env)
     if out is None:
+        return None
+    try:
+        # git answers relative to the directory it ran in, symlinks resolved.
+        physical = _clean(os.path.realpath(given, strict=True))
+    except (OSError, ValueError):
         return None
     text = decode(out)
     first, newline, rest = text.partition("\n")
@@ -152,17 +167,13 @@ def _repo_path(directory: str, env: Mapping[str, str], cwd: str | None) -> str |
     common = rest.removesuffix("\n")
     if common.endswith("\r"):
         # A name that really ends in CR keeps it; a CRLF line ending loses it.
-        kept = (
-            common
-            if common.startswith("/")
-            else posixpath.join(canonicalize_path(absolute), common)
-        )
+        kept = common if common.startswith("/") else posixpath.join(physical, common)
         if not os.path.lexists(kept):
             common = common[:-1]
     if common == "":
         return None
     if not common.startswith("/"):
-        common = _clean(posixpath.join(canonicalize_path(absolute), common))
+        common = _clean(posixpath.join(physical, common))
     path = canonicalize_path(common)
     if bare != "true" and posixpath.basename(path) == ".git":
         path = posixpath.dirname(path)

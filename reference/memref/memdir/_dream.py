@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from dataclasses import dataclass
 
 from memref import _gopath
@@ -83,27 +84,34 @@ def _chtimes_ns(instant: int) -> int | None:
 
 
 def _set_times(path: str, instant: int) -> None:
+    # The entry's own times: a symlink's target outside the memory dir is never touched.
     value = _chtimes_ns(instant)
     if value is not None:
-        with contextlib.suppress(OSError, ValueError, OverflowError):
+        with contextlib.suppress(OSError, ValueError, OverflowError, NotImplementedError):
             mutation("utime")
-            os.utime(path, ns=(value, value))
+            os.utime(path, ns=(value, value), follow_symlinks=False)
 
 
 def _write_lock(path: str, body: bytes, instant: int) -> bool:
-    """Write the lock as evva does (through a symbolic link, and only where its in-place
-    write could open the file), but atomically, the body and the time together."""
-    target = os.path.realpath(path)
+    """Replace the lock, the body and the time together, by renaming a new file over its
+    name in the memory directory. A symlink there is replaced, never followed, so nothing
+    outside the memory directory is written; any other existing lock must open for
+    writing, as evva's in-place write needs (a directory, a read-only file or a FIFO
+    does not, and stays)."""
     try:
-        probe = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        info = os.lstat(path)
     except FileNotFoundError:
-        pass
+        info = None
     except (OSError, ValueError):
         return False
-    else:
+    if info is not None and not stat.S_ISLNK(info.st_mode):
+        try:
+            probe = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        except (OSError, ValueError):
+            return False
         os.close(probe)
     try:
-        write_atomic(target, body, mode=0o644, mtime_ns=_chtimes_ns(instant))
+        write_atomic(path, body, mode=0o644, mtime_ns=_chtimes_ns(instant))
     except (OSError, ValueError, OverflowError):
         return False
     return True

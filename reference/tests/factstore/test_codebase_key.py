@@ -58,6 +58,20 @@ def test_symlink_into_subdirectory(tmp_path: Path) -> None:
     assert codebase_identity(str(tmp_path / "link")).path == os.path.realpath(repo)
 
 
+def test_git_runs_in_the_directory_as_given(tmp_path: Path) -> None:
+    repo, _ = repo_with_worktree(tmp_path)
+    real = os.path.realpath(repo)
+    (repo / "a").mkdir()
+    (tmp_path / "plain").mkdir()
+    os.symlink(repo / "a", tmp_path / "plain" / "lnk")
+    missing = codebase_identity(f"{repo}/sub/../a")
+    assert (missing.path, missing.repo) == (f"{real}/a", False)
+    through_link = codebase_identity(f"{tmp_path}/plain/lnk/..")
+    assert (through_link.path, through_link.repo) == (real, True)
+    relative = codebase_identity("plain/lnk/..", cwd=str(tmp_path))
+    assert (relative.path, relative.repo) == (real, True)
+
+
 def test_submodule_has_its_own_key(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "sub")
     git(tmp_path / "sub", "commit", "-q", "--allow-empty", "-m", "s")

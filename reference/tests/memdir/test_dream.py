@@ -94,14 +94,25 @@ def test_lock_path_is_a_directory(tmp_path: Path) -> None:
     assert try_acquire(str(tmp_path), T0, 1) == Acquired(T0 - 2 * NS_PER_HOUR, False)
 
 
-def test_writes_through_a_symlinked_lock(tmp_path: Path) -> None:
+def test_replaces_a_symlinked_lock_without_writing_its_target(tmp_path: Path) -> None:
     target = tmp_path / "target"
     stamp(target, T0 - 2 * NS_PER_HOUR)
+    before = target.read_bytes(), target.stat().st_mtime_ns
     (tmp_path / "memory").mkdir()
     lock(tmp_path / "memory").symlink_to(target)
-    assert try_acquire(str(tmp_path / "memory"), T0, 5).ok
-    assert lock(tmp_path / "memory").is_symlink()
-    assert target.read_text() == "5"
+    assert try_acquire(str(tmp_path / "memory"), T0, 5) == Acquired(T0 - 2 * NS_PER_HOUR, True)
+    assert not lock(tmp_path / "memory").is_symlink()
+    assert lock(tmp_path / "memory").read_text() == "5"
+    assert (target.read_bytes(), target.stat().st_mtime_ns) == before
+
+
+def test_a_dangling_lock_creates_nothing_outside(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    lock(tmp_path / "memory").symlink_to(tmp_path / "gone")
+    assert try_acquire(str(tmp_path / "memory"), T0, 5) == Acquired(None, True)
+    rollback(str(tmp_path / "memory"), T0 - NS_PER_HOUR)
+    assert not (tmp_path / "gone").exists()
+    assert lock(tmp_path / "memory").read_bytes() == b""
 
 
 def test_rollback(tmp_path: Path) -> None:
