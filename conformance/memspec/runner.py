@@ -13,13 +13,14 @@ from memspec._captures import bound, captured, pins_nothing
 from memspec._held_lock import run_while_held
 from memspec._messages import abridge, describe_difference
 from memspec._model_text import host_path_leaks
+from memspec._op_schemas import op_schema
 from memspec._race import judge_any, run_race, with_iteration
 from memspec._readers import watching
 from memspec._scratch import scratch_folder
 from memspec._setup import git_available, needs_git, run_setup
 from memspec.adapters import Adapter, Response
 from memspec.cases import Case, Expectation, Step
-from memspec.compare import json_equal
+from memspec.compare import MEMBER_ORDER, json_equal, member_order_differences
 from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
 from memspec.report import tmp_case_sensitive
 from memspec.trees import (
@@ -152,6 +153,12 @@ def _judge(
     if not json_equal(wanted, response.result):
         raise context.fail(
             step, index, "wrong result", describe_difference(wanted, response.result), args
+        )
+    pointers = (op_schema(step.op) or {}).get(MEMBER_ORDER, [])
+    misordered = member_order_differences(wanted, response.result, pointers)
+    if misordered:
+        raise context.fail(
+            step, index, "members out of order", [f"  {line}" for line in misordered], args
         )
 
 
