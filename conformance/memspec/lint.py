@@ -12,7 +12,7 @@ from memspec._case_paths import case_path_problems
 from memspec._data import fixtures_dir, spec_dir
 from memspec._divergences import PAGE, DivergencePage, entries_named, read_divergence_page
 from memspec._model_text import expected_leaks
-from memspec._op_lint import check_fixtures, schema_problems
+from memspec._op_lint import check_fixtures, never_omitted, schema_problems
 from memspec._profiles import profile_of_op, profile_of_requirement
 from memspec._race import race_problems
 from memspec.cases import Case, case_from_json, fixture_files, schema_errors
@@ -137,6 +137,7 @@ def lint(
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
     schemas = check_fixtures(checked, fixtures_root)
     problems.extend(schemas.problems)
+    problems.extend(never_omitted(checked, profiles))
     problems.extend(schema_problems(ops, profiles))
     if notes is not None:
         notes.append(schemas.summary())
