@@ -82,3 +82,27 @@ class ClaimsNothing(Echo):
 
 
 ECHO = Echo()
+
+
+class Ordered(Echo):
+    """Correct: answers demo.ordered with its value, its objects' members in order."""
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message["op"] == "demo.ordered":
+            return {"id": message["id"], "result": self.arrange(message["args"]["value"])}
+        return super().handle(message)
+
+    def arrange(self, value: Any) -> Any:
+        return value
+
+
+class ReversesMembers(Ordered):
+    """Answers demo.ordered with the members of every object reversed: equal as JSON,
+    wrong where the order counts."""
+
+    def arrange(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self.arrange(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self.arrange(value[key]) for key in reversed(list(value))}
+        return value

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Runner
@@ -23,6 +24,9 @@ from memspec.corpus.data import spec_dir
 from memspec.corpus.profiles import known_profiles
 
 LANGS = ("python", "node", "go", "rust")
+NODE_KINDS = ["text_strings", "json_objects"]
+"""Vectors of helpers only the Node skeleton needs: a strict text-to-string helper, and
+objects read with their member order and a "__proto__" member intact."""
 
 
 def _tool(name: str, *, required_in_ci: bool) -> str:
@@ -85,9 +89,10 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_pa
         [*command, "--self-test"], capture_output=True, text=True, timeout=60, check=False
     )
     vectors = json.loads(VECTORS.read_text(encoding="utf-8"))
-    count = sum(
-        len(vectors[kind]) for kind in ("text_args", "text_results", "instants", "integers")
-    )
+    kinds = ["text_args", "text_results", "instants", "integers"]
+    if lang == "node":
+        kinds += NODE_KINDS
+    count = sum(len(vectors[kind]) for kind in kinds)
     assert selftest.returncode == 0, selftest.stderr
     assert f"self-test: ok ({count} wire vectors)" in selftest.stdout, selftest.stdout
     spec = "cmd:" + " ".join(command)
@@ -140,6 +145,39 @@ def test_the_self_test_runs_the_shared_vectors(
     assert "integers vector failed" in selftest.stderr and "9223372036854775808" in selftest.stderr
 
 
+@pytest.mark.parametrize(
+    ("kind", "vector", "complaint"),
+    [
+        ("json_objects", {"json": '{"b":1,"3":2}', "keys": ["b", "3"]}, "json_objects"),
+        ("json_objects", {"json": '{"__proto__":1}', "keys": ["__proto__"]}, "json_objects"),
+        ("text_strings", {"wire": {"base64": "/w=="}, "string": "\ufffd"}, "text_strings"),
+    ],
+)
+def test_the_node_vectors_fail_a_lax_reading(
+    kind: str, vector: dict[str, Any], complaint: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """A vector expecting what plain JS objects and Buffer.toString do (integer-like keys
+    first, "__proto__" lost, U+FFFD for bad bytes) fails the Node self-test, so each
+    vector of the file pins the strict behaviour."""
+    target = tmp_path / "adapter"
+    assert memspec_cli("new-adapter", "--lang", "node", str(target)).returncode == 0
+    vectors = json.loads(VECTORS.read_text(encoding="utf-8"))
+    if kind == "json_objects":
+        lax = {"b": ["3", "b"], "__proto__": []}
+        vector = {**vector, "keys": lax[vector["keys"][0]]}
+    vectors[kind] = [vector]
+    (target / "wire-vectors.json").write_text(json.dumps(vectors), encoding="utf-8")
+    selftest = subprocess.run(
+        [*_build("node", target), "--self-test"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert selftest.returncode == 1, selftest.stdout
+    assert f"{complaint} vector failed" in selftest.stderr
+
+
 def test_every_stub_lists_its_arguments(memspec_cli: Runner, tmp_path: Path) -> None:
     written = {}
     for lang, source in (("python", "adapter.py"), ("node", "adapter.js"), ("go", "main.go"),
@@ -181,6 +219,7 @@ def test_the_readme_lists_every_op_with_a_link_to_its_section(
             assert f"| `{op.name}` |" in readme and f"]({local})" in readme
             assert f'"{op.name}": "{op.link}"' in adapter
             assert op.link.split("#")[1] in anchors, op
+            assert not op.link.endswith("#operations"), op
     # Every relative link of the README resolves inside the skeleton, wherever it is copied.
     moved = tmp_path / "elsewhere" / "port"
     shutil.copytree(target, moved)

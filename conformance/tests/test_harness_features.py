@@ -140,10 +140,13 @@ def test_an_unlocked_read_modify_write_loses_lines_and_fails(fake: Any) -> None:
     assert lost >= 1
 
 
-def _put() -> Case:
-    return case(
-        requires=["fault-injection"],
-        steps=[
+def _put_data() -> dict[str, Any]:
+    return {
+        "id": "demo/harness/x",
+        "description": "d",
+        "requirements": ["DEMO-ECHO-001"],
+        "requires": ["fault-injection"],
+        "steps": [
             {
                 "op": "demo.put",
                 "args": {"path": "${ROOT}/fact.md", "text": "body\n"},
@@ -151,11 +154,32 @@ def _put() -> Case:
                 "expect": {"result": "ok", "tree": {"fact.md": {"text": "body\n"}}},
             }
         ],
-    )
+    }
+
+
+def _put() -> Case:
+    data = _put_data()
+    return case(requires=data["requires"], steps=data["steps"])
 
 
 def test_crash_points_count_every_mutation_of_an_atomic_writer(fake: Any) -> None:
     assert run_crash_points(_put(), fake(), 0) == 3
+
+
+def test_a_crash_points_step_runs_ordinarily_without_fault_injection(fake: Any) -> None:
+    """Only the crash-points run needs the capability: the case itself does not list it,
+    lint does not ask for it, and an adapter claiming nothing still runs the step."""
+    subject = case_from_json({**_put_data(), "requires": []})
+    adapter = fake()
+    adapter.handshake  # noqa: B018
+    object.__setattr__(
+        adapter,
+        "_handshake",
+        adapter.handshake.__class__(adapter.handshake.implementation, "1.1.0", ("demo",), ()),
+    )
+    assert not_claimed_reason(subject, adapter) is None
+    assert _case_problems(subject, "w") == []
+    run_case(subject, adapter)
 
 
 def test_crash_points_catch_a_writer_that_is_not_safe_to_rerun(fake: Any) -> None:

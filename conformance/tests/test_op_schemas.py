@@ -13,8 +13,8 @@ from conftest import DATA, Runner
 
 from memspec.checked_reference import ResultChecked
 from memspec.cli.lint import spec_ops
-from memspec.cli.op_lint import check_fixtures, schema_problems
-from memspec.corpus.cases import load_cases
+from memspec.cli.op_lint import check_fixtures, never_omitted, schema_problems
+from memspec.corpus.cases import case_from_json, load_cases
 from memspec.corpus.data import fixtures_dir, spec_dir
 from memspec.corpus.op_schemas import (
     args_errors,
@@ -260,3 +260,28 @@ def test_a_path_is_a_path_in_the_args_and_a_result_path_in_the_result(
     assert "schema demo.echo: result is a path; a path in the result is a result-path" in (
         result.stdout
     )
+
+
+def _line_case(args: dict[str, Any], expect: dict[str, Any]) -> Any:
+    return case_from_json(
+        {
+            "id": "automemory/index-line/x",
+            "description": "d",
+            "requirements": ["AUTOMEMORY-LINE-001"],
+            "op": "automemory.index_line",
+            "args": args,
+            "expect": expect,
+        }
+    )
+
+
+def test_lint_lists_an_optional_argument_that_no_case_leaves_out() -> None:
+    problem = "automemory.index_line: no case leaves out the optional argument 'description'"
+    given = _line_case({"filename": "a.md", "description": "d"}, {"result": "- [a](a.md) — d"})
+    assert problem in never_omitted([given], ["automemory"])
+    # A case refused for its args does not show that the argument may be left out.
+    refused = _line_case({"filename": 5}, {"error": {"kind": "invalid-args"}})
+    assert problem in never_omitted([given, refused], ["automemory"])
+    left_out = _line_case({"filename": "a.md"}, {"result": "- [a](a.md)"})
+    assert problem not in never_omitted([given, left_out], ["automemory"])
+    assert never_omitted(load_cases(fixtures_dir())) == []

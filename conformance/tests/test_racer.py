@@ -120,7 +120,6 @@ def test_race_steps_are_linted() -> None:
         ],
     }
     assert _case_problems(case_from_json(data), "w") == [
-        "w: uses fault-injection but does not list it in requires",
         "w: step 1 has crash_points but no expected tree",
         "w: step 1 races and is concurrent or has crash points",
         "w: races but does not list symlinks in requires",

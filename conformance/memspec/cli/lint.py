@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from memspec.cli.op_lint import check_fixtures, schema_problems
+from memspec.cli.op_lint import check_fixtures, never_omitted, schema_problems
 from memspec.corpus.case_paths import case_path_problems
 from memspec.corpus.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.corpus.data import fixtures_dir, spec_dir
@@ -43,8 +43,8 @@ def _needs(case: Case) -> list[str]:
         needed.append("git")
     if any(step.concurrent for step in case.steps):
         needed.append("concurrency")
-    if any(step.crash_points for step in case.steps):
-        needed.append("fault-injection")
+    # crash_points needs no entry: only the crash-points run needs fault-injection, and it
+    # checks the claim itself, so the ordinary run is for every adapter.
     return needed
 
 
@@ -137,6 +137,7 @@ def lint(
                 problems.append(f"{where}: op {step.op!r} is not in any spec operations table")
     schemas = check_fixtures(checked, fixtures_root)
     problems.extend(schemas.problems)
+    problems.extend(never_omitted(checked, profiles))
     problems.extend(schema_problems(ops, profiles))
     if notes is not None:
         notes.append(schemas.summary())

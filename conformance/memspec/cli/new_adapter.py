@@ -91,7 +91,9 @@ def profile_ops(profile: str) -> list[Op]:
                 (
                     h
                     for h, b in sections
-                    if h and not h.lower().startswith("operations") and f"`{name}`" in b
+                    if h
+                    and not h.lower().startswith("operations")
+                    and (f"`{name}`" in b or f"`{name}(" in b)
                 ),
                 None,
             )

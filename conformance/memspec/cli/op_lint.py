@@ -25,6 +25,7 @@ from memspec.corpus.compare import is_text_pattern
 from memspec.corpus.op_schemas import (
     WIRE_ID,
     args_errors,
+    arguments,
     op_schema,
     ops_with_schemas,
     result_errors,
@@ -33,7 +34,7 @@ from memspec.corpus.op_schemas import (
 )
 from memspec.corpus.tokens import for_worker, substitute
 
-__all__ = ["SchemaCheck", "check_fixtures", "schema_problems"]
+__all__ = ["SchemaCheck", "check_fixtures", "never_omitted", "schema_problems"]
 
 # What ${ROOT} and the concurrency tokens stand for while a fixture is validated: the
 # harness's own substitution, so that lint sees what an adapter is sent.
@@ -125,6 +126,27 @@ def _observation_problems(step: Step, at: str) -> Iterable[str]:
             value = _patterns_as_text(_substitute(getattr(observation, which)))
             for error in result_errors(observation.op, value)[:1]:
                 yield f"{where}: its {which} result breaks the schema: {error}"
+
+
+def never_omitted(cases: Iterable[Case], profiles: list[str] | None = None) -> list[str]:
+    """Optional arguments that every step calling their op gives: a port that fails
+    without one would pass. A step expecting ``invalid-args`` does not count."""
+    omitted: dict[str, set[str]] = {}
+    for case in cases:
+        for step in case.steps:
+            if step.expect.error_kind != "invalid-args":
+                given = omitted.setdefault(step.op, set())
+                given.update(
+                    a.name for a in arguments(step.op) if not a.required and a.name not in step.args
+                )
+    problems = []
+    for op in ops_with_schemas():
+        if profiles and op.split(".", 1)[0] not in profiles:
+            continue
+        for argument in arguments(op):
+            if not argument.required and argument.name not in omitted.get(op, set()):
+                problems.append(f"{op}: no case leaves out the optional argument {argument.name!r}")
+    return problems
 
 
 _DEFS = {"args", "result"}

@@ -1,7 +1,10 @@
 """Every way a comparison is relaxed, each named and tested.
 
 Results are compared by ``json_equal``: strict JSON equality in which object key order
-does not count, and text may be sent either as a string or as ``{"base64": ...}``. Where
+does not count (except in the objects an op's schema names under
+``x-memspec-member-order``, a list of JSON Pointers into the result, ``*`` standing for
+every member of an array, whose member order ``member_order_differences`` compares),
+and text may be sent either as a string or as ``{"base64": ...}``. Where
 an expected result holds ``{"text_pattern": "<regular expression>"}``, the reply's text
 there must match the expression as a whole (for what a case cannot pin, such as the size
 a filesystem gives a directory). Every reply reaches its judge through ``decode_text``, so
@@ -13,9 +16,23 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["decode_text", "is_text_pattern", "json_equal", "text_bytes", "text_matches_pattern"]
+from memspec.corpus.pointers import values_at
+
+__all__ = [
+    "MEMBER_ORDER",
+    "decode_text",
+    "is_text_pattern",
+    "json_equal",
+    "member_order_differences",
+    "text_bytes",
+    "text_matches_pattern",
+]
+
+MEMBER_ORDER = "x-memspec-member-order"
+"""The op-schema keyword listing the objects of a result whose member order counts."""
 
 
 def text_bytes(value: Any) -> bytes | None:
@@ -109,3 +126,19 @@ def text_matches_pattern(pattern: str, content: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return re.fullmatch(pattern, text) is not None
+
+
+def member_order_differences(expected: Any, actual: Any, pointers: Iterable[str]) -> list[str]:
+    """Where an object at one of ``pointers`` holds its members in another order than
+    expected (for results already found ``json_equal``).
+
+    >>> member_order_differences({"m": {"a": 1, "b": 2}}, {"m": {"b": 2, "a": 1}}, ["/m"])
+    ["/m: members ['b', 'a'], expected ['a', 'b']"]
+    """
+    found = []
+    for pointer in pointers:
+        pairs = zip(values_at(expected, pointer), values_at(actual, pointer), strict=False)
+        for want, got in pairs:
+            if isinstance(want, dict) and isinstance(got, dict) and list(want) != list(got):
+                found.append(f"{pointer}: members {list(got)}, expected {list(want)}")
+    return found

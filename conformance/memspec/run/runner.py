@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from memspec.corpus.cases import Case, Expectation, Step
-from memspec.corpus.compare import json_equal
+from memspec.corpus.compare import MEMBER_ORDER, json_equal, member_order_differences
+from memspec.corpus.op_schemas import op_schema
 from memspec.corpus.tokens import for_worker, substitute, substitute_tree, unsubstitute
 from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
 from memspec.judge.messages import abridge, describe_difference
@@ -152,6 +153,12 @@ def _judge(
     if not json_equal(wanted, response.result):
         raise context.fail(
             step, index, "wrong result", describe_difference(wanted, response.result), args
+        )
+    pointers = (op_schema(step.op) or {}).get(MEMBER_ORDER, [])
+    misordered = member_order_differences(wanted, response.result, pointers)
+    if misordered:
+        raise context.fail(
+            step, index, "members out of order", [f"  {line}" for line in misordered], args
         )
 
 

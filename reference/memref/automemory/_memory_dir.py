@@ -32,7 +32,7 @@ SETTINGS_SOURCES = (
     "userSettings",
 )
 _DRIVE = re.compile("[A-Za-z]:")
-_TRAILING_SEPARATORS = re.compile(r"[/\\]+$")
+_TRAILING_SEPARATORS = re.compile(r"[/\\]+\Z")
 _ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _SPECIAL_ROOTS = frozenset({".vol", ".file", ".nofollow", ".resolve"})
 # A host below one of these is a network mount.

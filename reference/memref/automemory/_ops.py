@@ -197,11 +197,24 @@ def _slug_name_op(args: Args) -> Any:
     return slug_name(_text(args, "name"))
 
 
+def _unicode_strings(name: str, value: Any) -> Any:
+    """``value`` with every string in it checked to be Unicode text."""
+    if isinstance(value, str):
+        return _wire.utf8_text(name, value)
+    if isinstance(value, list):
+        return [_unicode_strings(name, item) for item in value]
+    if isinstance(value, dict):
+        return {
+            _wire.utf8_text(name, key): _unicode_strings(name, item) for key, item in value.items()
+        }
+    return value
+
+
 def _memory_file_args(args: Args) -> tuple[str | None, str | None, dict[str, Any], str]:
     return (
         _optional_text(args, "name"),
         _optional_text(args, "description"),
-        _object(args, "metadata"),
+        _unicode_strings("metadata", _object(args, "metadata")),
         _text(args, "body"),
     )
 

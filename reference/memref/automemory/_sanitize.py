@@ -10,8 +10,9 @@ from memref.automemory._units import from_units
 
 __all__ = ["NEUTRALISED_TAGS", "is_removed", "sanitize", "sanitize_path_text"]
 
-# The tag names whose neutralisation the spec pins; the seed knows more.
-NEUTRALISED_TAGS: Final = ("system-reminder", "system_reminder", "function_results", "channel")
+# The tag names whose neutralisation the spec pins; the seed knows more. ``channel`` is
+# defused only in its form with attributes: the seed leaves ``<channel>`` as it is.
+NEUTRALISED_TAGS: Final = ("system-reminder", "system_reminder", "function_results")
 
 _KEPT: Final = frozenset({0x200C, 0x200D, 0xFE0E, 0xFE0F})
 # Default_Ignorable_Code_Point (Unicode DerivedCoreProperties), as ranges.
@@ -35,7 +36,10 @@ _DEFAULT_IGNORABLE: Final = (
     (0xE0000, 0xE0FFF),
 )
 _LINE_BREAKS = re.compile("\r\n?|[\u2028\u2029]")
-_TAGS = re.compile("<(/?)(" + "|".join(re.escape(tag) for tag in NEUTRALISED_TAGS) + ")>")
+_TAGS = re.compile(
+    "<(/?(?:" + "|".join(re.escape(tag) for tag in NEUTRALISED_TAGS) + ")>|channel [^>]*>)"
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _PATH_BREAKS = re.compile("[\t\n\r\u2028\u2029]")
 
 
@@ -65,12 +69,11 @@ def sanitize(units: str) -> str:
 
     Line breaks become ``\\n``; controls other than tab and newline, format, private-use,
     unassigned and default-ignorable code points are removed (ZWNJ, ZWJ, VS15 and VS16
-    stay); a lone surrogate becomes U+FFFD; the listed prompt tags are defused.
+    stay), and so is a lone surrogate; the listed prompt tags are defused.
     """
     text = from_units(_LINE_BREAKS.sub("\n", units))
-    text = "".join("\ufffd" if 0xD800 <= ord(char) <= 0xDFFF else char for char in text)
-    text = _clean(text)
-    return _TAGS.sub(lambda m: "<\\" + m.group(1) + m.group(2) + ">", text)
+    text = _clean(_LONE_SURROGATE.sub("", text))
+    return _TAGS.sub(lambda m: "<\\" + m.group(1), text)
 
 
 def sanitize_path_text(units: str) -> str:

@@ -101,12 +101,18 @@ def iso_ms(mtime_ms: int) -> str:
     return format_rfc3339(seconds * 1_000_000_000)[:-1] + f".{millis:03d}Z"
 
 
+def _expanded_year(iso: str) -> str:
+    """``toISOString`` writes a year past 9999 with a sign and six digits."""
+    year = iso.split("-", 1)[0]
+    return "+" + year.zfill(6) + iso[len(year) :] if len(year) > 4 else iso
+
+
 def format_manifest(headers: Iterable[ScanHeader]) -> str:
     """``- [type] filename (ISO time): description`` per header, joined with ``\\n``."""
     lines = []
     for header in headers:
         tag = f"[{header.type}] " if header.type else ""
-        line = f"- {tag}{header.filename} ({iso_ms(header.mtime_ms)})"
+        line = f"- {tag}{header.filename} ({_expanded_year(iso_ms(header.mtime_ms))})"
         if header.description:
             line += ": " + header.description
         lines.append(line)

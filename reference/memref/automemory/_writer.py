@@ -44,6 +44,9 @@ def _scalar(value: Any) -> str:
 
 
 def _entry(key: str, value: Any, indent: str) -> list[str]:
+    if isinstance(value, list) and not value:
+        # ``key:`` alone would read back as null.
+        return [f"{indent}{key}: []"]
     if isinstance(value, list):
         return [f"{indent}{key}:"] + [f"{indent}  - {_scalar(item)}" for item in value]
     if isinstance(value, dict):

@@ -28,7 +28,7 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
-_COMMENT = re.compile(r"(?:^|[ \t])#.*$")
+_COMMENT = re.compile(r"(?:^|[ \t])#.*\Z")
 _ESCAPES = {
     "\\": "\\",
     '"': '"',
@@ -149,7 +149,7 @@ def _scalar(text: str) -> Any:
     if text.startswith("["):
         return _flow_sequence(text)
     plain = _COMMENT.sub("", text).rstrip(" \t")
-    if plain[:1] in _INDICATORS or plain.startswith("- ") or plain == "-":
+    if plain[:1] in _INDICATORS or plain.startswith("- ") or plain in ("-", "?"):
         raise YamlError("unsupported node")
     if ": " in plain or plain.endswith(":") or " #" in plain:
         raise YamlError("mapping values are not allowed here")

@@ -59,3 +59,9 @@ def test_fields() -> None:
     assert parsed.type is None and parsed.metadata == {"type": None, "x": 1}
     failed = parse_memory_file("---\nname: a\njust text\n---\nB")
     assert failed.parse_failed and failed.body == "B" and failed.name is None
+
+
+def test_a_bare_question_mark_fails_both_parses() -> None:
+    parsed = parse_memory_file("---\nname: ?\ndescription: d\n---\nbody")
+    assert parsed.parse_failed and parsed.name is None and parsed.description is None
+    assert parsed.body == "body"

@@ -33,9 +33,9 @@ def test_hard_cut() -> None:
     )
 
 
-def test_hard_cut_through_a_pair_gives_replacement() -> None:
+def test_hard_cut_through_a_pair_leaves_no_half() -> None:
     loaded = load_index("a" + "\U0001f600" * 12500)
-    assert loaded.content.startswith("a" + "\U0001f600" * 12499 + "\ufffd\n\n> WARNING")
+    assert loaded.content.startswith("a" + "\U0001f600" * 12499 + "\n\n> WARNING")
 
 
 @pytest.mark.parametrize(
@@ -63,8 +63,17 @@ def test_quote_cut() -> None:
 
 
 def test_sanitize_steps() -> None:
-    assert sanitize(to_units("a\r\nb\u2028\x00\u200b\u200d<channel>\ud800")) == (
-        "a\nb\n\u200d<\\channel>\ufffd"
+    assert sanitize(to_units("a\r\nb\u2028\x00\u200b\u200d<system-reminder>\ud800")) == (
+        "a\nb\n\u200d<\\system-reminder>"
+    )
+    assert sanitize("x\ud83dy") == "xy"
+
+
+def test_channel_is_defused_only_with_attributes() -> None:
+    assert sanitize("<channel>x</channel>") == "<channel>x</channel>"
+    assert sanitize('<channel source="x">') == '<\\channel source="x">'
+    assert sanitize("</system_reminder><function_results>") == (
+        "<\\/system_reminder><\\function_results>"
     )
 
 

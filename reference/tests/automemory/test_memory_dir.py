@@ -99,3 +99,8 @@ def test_gitfile_without_gitdir_is_its_own_root(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / ".git").write_text("garbage\n")
     assert key_base(str(tmp_path / "d" / "x")).path == str(tmp_path / "d")
+
+
+def test_only_separators_at_the_very_end_are_removed() -> None:
+    assert validate_memory_path("/tmp/ab\\\n", False, "/h") == "/tmp/ab\\\n/"
+    assert validate_memory_path("/tmp/ab/\n", False, "/h") == "/tmp/ab/\n/"

@@ -37,3 +37,9 @@ def test_manifest() -> None:
     assert format_manifest([ScanHeader(".hidden.md", 1767225596000, "d", "project")]) == (
         "- [project] .hidden.md (2025-12-31T23:59:56.000Z): d"
     )
+
+
+def test_a_year_past_9999_is_written_with_a_sign() -> None:
+    ms = 253402300800000  # 10000-01-01T00:00:00Z
+    assert format_manifest([ScanHeader("a.md", ms)]) == "- a.md (+010000-01-01T00:00:00.000Z)"
+    assert format_manifest([ScanHeader("a.md", ms - 1)]) == "- a.md (9999-12-31T23:59:59.999Z)"

@@ -44,3 +44,11 @@ def test_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
         write_memory_file(str(path), "n", "d", {}, "new")
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["m.md"]
+
+
+def test_what_is_written_reads_back() -> None:
+    from memref.automemory import parse_memory_file
+
+    metadata = {"tags": [], "a": "true", "b": "null", "c": "False", "d": "N"}
+    parsed = parse_memory_file(format_memory_file("note", "d", metadata, "b"))
+    assert parsed.metadata == {"node_type": "memory", **metadata}
