@@ -22,7 +22,11 @@
   }
   const only = document.getElementById("only-failing");
   if (only) {
-    const apply = () => document.body.classList.toggle("only-failing", only.checked);
+    const apply = () => {
+      document.body.classList.toggle("only-failing", only.checked);
+      const shown = [...document.querySelectorAll("li.req")].filter(item => item.offsetParent !== null);
+      document.body.setAttribute("data-requirements-shown", String(shown.length));
+    };
     only.checked = params.get("failing") === "1";
     only.addEventListener("change", apply);
     apply();
