@@ -221,6 +221,16 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
         "without one, a report's column shows the label of its header (memspec run --label)",
     )
 
+    site = commands.add_parser(
+        "site", help="the spec as a static site, with every case and, given reports, the results"
+    )
+    site.add_argument("out", metavar="OUT", help="a new directory, or a site written before")
+    site.add_argument(
+        "--reports",
+        metavar="DIR",
+        help="a directory of reports (*.jsonl, as .ci/implementations writes): results per case",
+    )
+
     new_adapter = commands.add_parser("new-adapter", help="write a skeleton adapter")
     new_adapter.add_argument(
         "--lang",
@@ -529,6 +539,19 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
     runs = [load_run(Path(path)) for path in args.reports]
     print(write_matrix(runs, Path(args.output), args.label))
+    return EXIT_OK
+
+
+def _cmd_site(args: argparse.Namespace) -> int:
+    from memspec.cli.site import build_site
+
+    summary = build_site(Path(args.out), Path(args.reports) if args.reports else None)
+    print(
+        f"site: {len(summary.pages)} pages, {summary.requirements} requirements, "
+        f"{summary.cases} cases, {summary.implementations} implementation report(s), "
+        f"{summary.size / 1e6:.1f} MB in {summary.seconds:.1f} s: "
+        f"{summary.out / 'index.html'}"
+    )
     return EXIT_OK
 
 

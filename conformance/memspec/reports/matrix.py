@@ -209,7 +209,13 @@ def _requirements(wanted: set[str]) -> dict[str, dict[str, str]]:
     }
 
 
-def matrix_data(runs: Sequence[RunReport], labels_given: Sequence[str] = ()) -> dict[str, Any]:
+def matrix_data(
+    runs: Sequence[RunReport],
+    labels_given: Sequence[str] = (),
+    links: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The page's data; ``links`` maps case and requirement ids to their place in the
+    site (``memspec site``) that the page is part of."""
     labels = _labels(runs, labels_given)
     outcomes = [run.outcomes() for run in runs]
     kinds: dict[str, str] = {}
@@ -265,6 +271,9 @@ def matrix_data(runs: Sequence[RunReport], labels_given: Sequence[str] = ()) -> 
         "messages": messages,
         "details": details,
         "requirements": _requirements(requirement_ids),
+        "links": {key: links[key] for key in sorted(set(ids) | requirement_ids) if key in links}
+        if links
+        else None,
     }
 
 
@@ -274,8 +283,12 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_matrix(runs: Sequence[RunReport], labels: Sequence[str] = ()) -> str:
-    data = matrix_data(runs, labels)
+def render_matrix(
+    runs: Sequence[RunReport],
+    labels: Sequence[str] = (),
+    links: Mapping[str, str] | None = None,
+) -> str:
+    data = matrix_data(runs, labels, links)
     title = (
         f"memspec {memspec.__version__}: "
         + ", ".join(implementation["label"] for implementation in data["implementations"][:6])
@@ -285,12 +298,17 @@ def render_matrix(runs: Sequence[RunReport], labels: Sequence[str] = ()) -> str:
     return page.replace("@@TITLE@@", html.escape(title)).replace("@@DATA@@", _script_json(data))
 
 
-def write_matrix(runs: Sequence[RunReport], directory: Path, labels: Sequence[str] = ()) -> Path:
+def write_matrix(
+    runs: Sequence[RunReport],
+    directory: Path,
+    labels: Sequence[str] = (),
+    links: Mapping[str, str] | None = None,
+) -> Path:
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"-o {directory}: exists and is not a directory")
     if len(labels) > len(runs):
         raise UsageError(f"{len(labels)} --label for {len(runs)} reports: one at most per report")
-    page = render_matrix(runs, labels)
+    page = render_matrix(runs, labels, links)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         target = directory / "index.html"
