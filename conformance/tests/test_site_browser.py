@@ -30,8 +30,8 @@ from memspec.cli.explain import explain
 from memspec.cli.site import page_name
 from memspec.corpus.cases import load_cases
 from memspec.corpus.compare import text_bytes
-from memspec.reports.report import read_report
 from memspec.corpus.requirements import load_requirements
+from memspec.reports.report import read_report
 
 HOSTILE_NAME = "<img src=x onerror=\"document.body.setAttribute('data-pwned', '1')\">evil"
 HOSTILE_MESSAGE = (

@@ -11,9 +11,8 @@ from memspec.corpus.cases import crash_points_id, load_cases
 from memspec.corpus.data import spec_dir
 from memspec.corpus.op_schemas import op_schema, signature
 from memspec.corpus.registry import RegisteredCase, registered_cases
-from memspec.exceptions import UsageError
 from memspec.corpus.requirements import Requirement
-from memspec.corpus.registry import RegisteredCase, registered_cases
+from memspec.exceptions import UsageError
 
 __all__ = [
     "CaseLine",

@@ -22,17 +22,17 @@ from pathlib import Path
 from typing import Any
 
 import memspec
+from memspec.cli.explain import PropertyView, RequirementView, property_view, requirement_views
+from memspec.cli.markdown import Hooks, render_markdown
+from memspec.corpus.cases import Case, Expectation, Step, crash_points_id, load_cases
+from memspec.corpus.compare import text_bytes
 from memspec.corpus.data import fixtures_dir, spec_dir
 from memspec.corpus.divergences import PAGE as DIVERGENCES
 from memspec.corpus.divergences import entries_named, read_divergence_page
-from memspec.cli.explain import PropertyView, RequirementView, property_view, requirement_views
-from memspec.cli.markdown import Hooks, render_markdown
+from memspec.corpus.registry import RegisteredCase, registered_cases
+from memspec.exceptions import UsageError
 from memspec.reports.matrix import _labels, shown_text, write_matrix
 from memspec.reports.merge import RunReport, load_run
-from memspec.corpus.cases import Case, Expectation, Step, crash_points_id, load_cases
-from memspec.corpus.compare import text_bytes
-from memspec.exceptions import UsageError
-from memspec.corpus.registry import RegisteredCase, registered_cases
 
 __all__ = ["SiteSummary", "build_site", "page_name"]
 
