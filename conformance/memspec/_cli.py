@@ -285,6 +285,7 @@ def _check_profiles(profiles: Sequence[str], *, allow_protocol: bool) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     import pytest
 
+    from memspec._run_state import check_distinct
     from memspec._selection import check_selection
     from memspec.adapters import parse_adapter_spec, parse_tree_owner
     from memspec.cases import load_cases
@@ -298,12 +299,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for option in ("report", "junit", "summary", "write_expectations"):
         if getattr(args, option):
             check_writable(Path(getattr(args, option)))
+    check_distinct(
+        {
+            option: getattr(args, option)
+            for option in ("report", "junit", "summary", "write_expectations", "expectations")
+        }
+    )
     if args.shard:
         from memspec._shard import parse_shard
 
         args.shard = str(parse_shard(args.shard))
     if args.expectations:
-        load_expectations(Path(args.expectations))
+        load_expectations(Path(args.expectations), rewriting=bool(args.write_expectations))
     load_cases(profiles=[p for p in args.profile if p != "protocol"] or None)
     check_selection(args.case, args.op, args.profile)
     if _adapter_is_broken(args):
