@@ -28,6 +28,7 @@ from typing import TypeVar
 import pytest
 
 from memspec._calls import Call, CaseStopped, recent_calls
+from memspec._expectations_writer import HARNESS_FAULT
 from memspec._export_failures import export_failure
 from memspec._messages import abridge
 from memspec._run_state import STATE, RunState
@@ -147,7 +148,7 @@ def _verdict(
     fault = _fault_in(error)
     if report.when == "call" and _harness_fault(kind, error, fault):
         assert error is not None
-        return Verdict("error", _harness_message(case_id, error), ("harness fault",))
+        return Verdict("error", _harness_message(case_id, error), HARNESS_FAULT)
     if report.skipped:
         if not expected_failure:
             return Verdict("skipped", _skip_reason(report))
