@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from memspec._messages import abridge
 from memspec.adapters import Response
 from memspec.cases import Case, Expectation, Race
 from memspec.exceptions import CaseFailure, HostLimitation
@@ -212,7 +213,7 @@ def judge_any(
     reply = response.result if not response.is_error else f"error {response.error_kind!r}"
     raise fail(
         f"a reply during the race is none of the {len(expectations)} the step allows",
-        [f"  actual: {str(reply)[:300]}"],
+        [f"  actual: {abridge(reply, 300)}"],
     )
 
 
