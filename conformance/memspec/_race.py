@@ -162,9 +162,7 @@ def _fingerprint(directory: Path) -> list[tuple[str, int, int, int, int]]:
             for entry in sorted(entries, key=lambda e: e.name):
                 info = entry.stat(follow_symlinks=False)
                 relative = prefix + entry.name
-                found.append(
-                    (relative, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns)
-                )
+                found.append((relative, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns))
                 if entry.is_dir(follow_symlinks=False):
                     with contextlib.suppress(OSError):
                         inner = os.open(entry.name, _DIRECTORY, dir_fd=fd)
