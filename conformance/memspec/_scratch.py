@@ -5,7 +5,8 @@ The folder is a fresh temporary directory (symlinks in its path resolved). It ho
 what the caller puts in it, is handed to the ``--tree-owner`` user before the adapter
 sees it, so that modes bind the adapter as they bind an owner, and is removed afterwards
 whatever modes the adapter left behind, without following any link. An adapter that put
-something else in the folder's place fails the case.
+something else in the folder's place, or left anything in its working directory
+(``memspec._working_directory``), fails the case.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from memspec._working_directory import stray_changes
 from memspec.adapters import Adapter
 from memspec.exceptions import CaseFailure
 from memspec.trees import hand_over, remove_tree, replaced_root
@@ -47,5 +49,12 @@ def scratch_folder(
         replaced = replaced_root(folder)
         if replaced is not None:
             raise CaseFailure(f"the adapter replaced the folder of the case with {replaced}")
+        stray = stray_changes()
+        if stray:
+            raise CaseFailure(
+                "the adapter changed its working directory (a relative path resolved "
+                "where it was started)\n" + "\n".join(f"  {line}" for line in stray[:10])
+            )
     finally:
+        stray_changes()
         remove_tree(folder)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from memspec import PROTOCOL_VERSION
+from memspec._working_directory import answering_in_it, working_directory
 from memspec.compare import decode_text
 from memspec.exceptions import (
     AdapterBroken,
@@ -85,7 +86,8 @@ class InProcessConnection:
 
     def request(self, message: Message, timeout_s: float) -> Message:
         try:
-            reply = self._handler.handle(json.loads(json.dumps(message)))
+            with answering_in_it():
+                reply = self._handler.handle(json.loads(json.dumps(message)))
         except Exception as exc:  # an in-process adapter's crash is its fault, not ours
             raise AdapterCrashed(f"handle() raised {type(exc).__name__}: {exc}") from exc
         try:
@@ -109,7 +111,6 @@ class SubprocessConnection:
         description: str,
         env: Mapping[str, str] | None = None,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
-        cwd: str | None = None,
     ):
         self.description = description
         self.max_reply_bytes = max_reply_bytes
@@ -122,7 +123,7 @@ class SubprocessConnection:
                 stderr=self._stderr,
                 start_new_session=True,
                 env=dict(env) if env is not None else None,
-                cwd=cwd,
+                cwd=working_directory(),
             )
         except OSError as exc:
             raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
@@ -382,6 +383,9 @@ class Adapter:
         self.description, self._factory = parse_adapter_spec(
             self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES
         )
+        if self.tree_owner is not None:  # its user may write there, as in its trees
+            with contextlib.suppress(OSError):
+                os.chown(working_directory(), *self.tree_owner)
 
     def _id(self) -> int:
         self._next_id += 1
