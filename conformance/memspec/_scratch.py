@@ -21,7 +21,14 @@ from memspec.adapters import Adapter
 from memspec.exceptions import CaseFailure
 from memspec.trees import hand_over, remove_tree, replaced_root
 
-__all__ = ["scratch_folder"]
+__all__ = ["open_folders", "scratch_folder"]
+
+_OPEN: list[Path] = []
+
+
+def open_folders() -> list[Path]:
+    """The scratch folders in use now, innermost last."""
+    return list(_OPEN)
 
 
 @contextlib.contextmanager
@@ -45,7 +52,11 @@ def scratch_folder(
             fill(folder)
         if adapter.tree_owner is not None:
             hand_over(folder, adapter.tree_owner)
-        yield folder
+        _OPEN.append(folder)
+        try:
+            yield folder
+        finally:
+            _OPEN.remove(folder)
         replaced = replaced_root(folder)
         if replaced is not None:
             raise CaseFailure(f"the adapter replaced the folder of the case with {replaced}")
