@@ -33,7 +33,7 @@ def working_directory() -> Path:
     """The run's working directory for adapters (made on first use, removed at exit)."""
     with _LOCK:
         if not _FOLDER:
-            _FOLDER.append(Path(tempfile.mkdtemp(prefix="memspec-cwd-")).resolve())
+            _FOLDER.append(Path(tempfile.mkdtemp(prefix="adapters-cwd-")).resolve())
             atexit.register(remove_tree, _FOLDER[0])
         return _FOLDER[0]
 
