@@ -15,10 +15,13 @@ so that every op a concurrency case sends does its read-modify-write unguarded:
 - ``turnlog.index_file``: SQLite opens the index with ``nolock=1``, so transactions of
   different connections are not serialised;
 - ``memories.call``: ``create`` checks that the name is free and then renames its file
-  over it, instead of claiming the name exclusively.
+  over it, instead of claiming the name exclusively;
+- ``hermes.call``: no ``flock`` on the target's ``.lock`` file around reading it and
+  writing it back (the file is still replaced by a rename, without ``fsync``).
 
-``in_place()`` makes the memory tool write MEMORY.md as Go's ``os.WriteFile`` does:
-truncate, then write, without a lock.
+``in_place()`` makes the memory tools write their files as Go's ``os.WriteFile`` does:
+truncate, then write, without a lock (``memorytool`` and ``hermes``); ``memories``
+creates a file under its final name and then writes it, and rewrites one in place.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ UNLOCKED_OPS = frozenset(
         "turnlog.write",
         "turnlog.index_file",
         "memories.call",
+        "hermes.call",
     }
 )
 
@@ -109,6 +113,36 @@ def _in_place_write(path: str, data: bytes, before: Any) -> None:
         handle.write(data)
 
 
+def _renamed_unsynced_text(path: str, text: str) -> None:
+    real = os.path.realpath(path)
+    _write_and_rename(f"{real}.{secrets.token_hex(6)}.tmp", real, text.encode("utf-8"), 0o600)
+
+
+def _in_place_text(path: str, text: str) -> None:
+    with open(path, "wb") as handle:
+        handle.write(text.encode("utf-8"))
+
+
+def _created_then_written(directory: int, name: str, data: bytes) -> bool:
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=directory)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _rewritten_in_place(directory: int, name: str, data: bytes) -> None:
+    fd = os.open(name, os.O_WRONLY | os.O_TRUNC, dir_fd=directory)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def unlocked() -> Iterator[None]:
     """memref without its locks and exclusive claims, inside the block."""
@@ -119,6 +153,8 @@ def unlocked() -> Iterator[None]:
         patch.setattr("memref.factstore._write._write_file_atomic", _shared_temporary)
         patch.setattr(turnlog_write, "_claim", _check_then_write)
         patch.setattr("memref.memories._create.create_exclusive", _checked_then_renamed)
+        patch.setattr("memref.hermes._tool.locked", _no_lock)
+        patch.setattr("memref.hermes._tool.write_file", _renamed_unsynced_text)
         patch.setattr(
             "memref.turnlog._store.sqlite3",
             types.SimpleNamespace(connect=_connect_without_locks, Error=sqlite3.Error),
@@ -128,8 +164,13 @@ def unlocked() -> Iterator[None]:
 
 @contextlib.contextmanager
 def in_place() -> Iterator[None]:
-    """memref's memory tool writing as the Go port does: truncate, write, no lock."""
+    """memref's memory tools writing as the Go port does: truncate, write, no lock."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("memref.memorytool._actions.locked", _no_lock)
         patch.setattr("memref.memorytool._actions.write_target", _in_place_write)
+        patch.setattr("memref.hermes._tool.locked", _no_lock)
+        patch.setattr("memref.hermes._tool.write_file", _in_place_text)
+        patch.setattr("memref.memories._create.create_exclusive", _created_then_written)
+        patch.setattr("memref.memories._str_replace.replace", _rewritten_in_place)
+        patch.setattr("memref.memories._insert.replace", _rewritten_in_place)
         yield
