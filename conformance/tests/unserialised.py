@@ -114,13 +114,11 @@ def _in_place_write(path: str, data: bytes, before: Any) -> None:
 
 
 def _renamed_unsynced_text(path: str, text: str) -> None:
-    real = os.path.realpath(path)
-    _write_and_rename(f"{real}.{secrets.token_hex(6)}.tmp", real, text.encode("utf-8"), 0o600)
+    _renamed_unsynced(path, text.encode("utf-8"), types.SimpleNamespace(mode=0o600))
 
 
 def _in_place_text(path: str, text: str) -> None:
-    with open(path, "wb") as handle:
-        handle.write(text.encode("utf-8"))
+    _in_place_write(path, text.encode("utf-8"), None)
 
 
 def _created_then_written(directory: int, name: str, data: bytes) -> bool:

@@ -31,7 +31,7 @@ from memspec.corpus.divergences import PAGE as DIVERGENCES
 from memspec.corpus.divergences import entries_named, read_divergence_page
 from memspec.corpus.registry import RegisteredCase, registered_cases
 from memspec.exceptions import UsageError
-from memspec.reports.matrix import _labels, shown_text, write_matrix
+from memspec.reports.matrix import column_labels, shown_text, write_matrix
 from memspec.reports.merge import RunReport, load_run
 
 __all__ = ["SiteSummary", "build_site", "page_name"]
@@ -737,15 +737,14 @@ def build_site(out: Path, reports: Path | None = None) -> SiteSummary:
     views = {view.requirement.id: view for view in requirement_views()}
     requirement_page = {rid: page_name(view.requirement.page) for rid, view in views.items()}
     home: dict[str, str] = {}
-    for case_id, case in cases.items():
-        first = next((r for r in case.requirements if r in views), None)
+    for case_id, requirements in [
+        *((case_id, case.requirements) for case_id, case in cases.items()),
+        *((case_id, entry.requirements) for case_id, entry in registered.items()),
+    ]:
+        first = next((r for r in requirements if r in views), None)
         if first:
             home[case_id] = first
-    for case_id, entry in registered.items():
-        first = next((r for r in entry.requirements if r in views), None)
-        if first:
-            home[case_id] = first
-    labels = _labels(runs, ())
+    labels = column_labels(runs, ())
     implementations = [
         _Implementation(label, run, {str(r["id"]): r for r in run.records})
         for label, run in zip(labels, runs, strict=True)

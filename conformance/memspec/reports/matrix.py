@@ -25,7 +25,14 @@ from memspec.exceptions import MemspecError, UsageError
 from memspec.judge.messages import visible
 from memspec.reports.merge import RunReport
 
-__all__ = ["OUTCOME_CODES", "matrix_data", "render_matrix", "shown_text", "write_matrix"]
+__all__ = [
+    "OUTCOME_CODES",
+    "column_labels",
+    "matrix_data",
+    "render_matrix",
+    "shown_text",
+    "write_matrix",
+]
 
 OUTCOME_CODES = {
     "passed": "p",
@@ -115,7 +122,7 @@ def _tree_entries(tree: Mapping[str, Any]) -> list[dict[str, Any]]:
     return entries
 
 
-def _labels(runs: Sequence[RunReport], given: Sequence[str]) -> list[str]:
+def column_labels(runs: Sequence[RunReport], given: Sequence[str]) -> list[str]:
     """Each column's name: name and version, then the run's label (from ``--label`` of
     ``matrix``, else the report header's); the file name only where those are alike."""
     labels = []
@@ -216,7 +223,7 @@ def matrix_data(
 ) -> dict[str, Any]:
     """The page's data; ``links`` maps case and requirement ids to their place in the
     site (``memspec site``) that the page is part of."""
-    labels = _labels(runs, labels_given)
+    labels = column_labels(runs, labels_given)
     outcomes = [run.outcomes() for run in runs]
     kinds: dict[str, str] = {}
     messages: list[list[Any]] = []

@@ -29,6 +29,7 @@ from memspec.run.trees import (
     materialise,
     read_tree,
     tmp_case_sensitive,
+    tree_changes,
 )
 from memspec.wire.adapters import Adapter, Response
 
@@ -440,27 +441,20 @@ def _changed_from_before(
     wanted_dirs = {p for p, spec in wanted.items() if spec.get("dir")} | {
         "/".join(p.split("/")[:i]) for p in wanted for i in range(1, p.count("/") + 1)
     }
-    problems = []
-    for path in sorted(set(before) | set(now)):
+
+    def tolerated(path: str) -> bool:
         old, new = before.get(path), now.get(path)
-        if old == new:
-            continue
+        if new is None or new.kind != "dir":
+            return False
         if old is None:
-            assert new is not None
-            if new.kind != "dir" or path not in wanted_dirs:
-                problems.append(f"{path}: created")
-        elif new is None:
-            problems.append(f"{path}: removed")
-        elif old.kind == new.kind == "dir" and old.mode == new.mode:
-            continue
-        else:
-            what = [
-                name
-                for name in ("kind", "mode", "mtime_ns", "content", "target")
-                if getattr(old, name) != getattr(new, name)
-            ]
-            problems.append(f"{path}: {', '.join(what)} changed")
-    return problems
+            return path in wanted_dirs
+        return old.kind == "dir" and old.mode == new.mode
+
+    left_out = {path for path in set(before) | set(now) if tolerated(path)}
+    return tree_changes(
+        {path: entry for path, entry in before.items() if path not in left_out},
+        {path: entry for path, entry in now.items() if path not in left_out},
+    )
 
 
 def _check_before_or_after(
