@@ -41,7 +41,12 @@ class FixtureError(MemspecError):
 
 
 class CaseFailure(MemspecError):
-    """The implementation answered, and the answer is wrong."""
+    """The implementation answered, and the answer is wrong. ``signature`` names the
+    checks that failed, in a form that is the same on every host and every run."""
+
+    def __init__(self, message: str, signature: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.signature = signature
 
 
 class CaseFault(MemspecError):

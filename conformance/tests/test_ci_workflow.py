@@ -115,6 +115,7 @@ def _port(where: Path, adapter: str) -> None:
     (where / "memspec-expected.toml").write_text(
         "".join(
             f'[[expected_failure]]\ncase = "demo/echo/{name}"\nreason = "answers wrong"\n'
+            'signature = ["step 1: result"]\n'
             for name in ("bang-one", "bang-two")
         ),
         encoding="utf-8",

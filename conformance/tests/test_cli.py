@@ -45,12 +45,21 @@ def test_bad_arguments_get_one_line_and_exit_2(
     ("content", "needle"),
     [
         ("[[expected_failure]\ncase = 1", "not valid TOML"),
-        ('[[expected_failure]]\ncase = "demo/echo/plain"\n', "needs exactly the keys"),
+        ('[[expected_failure]]\ncase = "demo/echo/plain"\n', "needs the keys"),
+        (
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n',
+            "(demo/echo/plain): no signature of how the case fails; regenerate it with "
+            "memspec run --expectations",
+        ),
+        (
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\nsignature = []\n',
+            "'signature' must be a non-empty array of strings",
+        ),
         ('[[expected_failure]]\ncase = "demo/echo/plain"\nreason = ""\n', "non-empty strings"),
         ("surprise = 1\n", "unknown key 'surprise'"),
         (
-            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
-            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\n',
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\nsignature = ["x"]\n'
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\nsignature = ["x"]\n',
             "listed twice",
         ),
     ],

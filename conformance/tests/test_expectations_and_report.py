@@ -11,11 +11,12 @@ from memspec.reports.report import read_report
 from memspec.wire.protocol import report_line_errors
 
 
-def _expect(tmp_path: Path, *entries: tuple[str, str]) -> str:
+def _expect(tmp_path: Path, *entries: tuple[str, str], signature: str = "step 1: result") -> str:
     path = tmp_path / "expect.toml"
     path.write_text(
         "".join(
             f'[[expected_failure]]\ncase = "{case}"\nreason = "{reason}"\n'
+            f'signature = ["{signature}"]\n'
             for case, reason in entries
         ),
         encoding="utf-8",

@@ -297,7 +297,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from memspec.corpus.cases import load_cases
     from memspec.corpus.expectations import load_expectations
-    from memspec.plugin.run_state import check_writable
+    from memspec.plugin.run_state import check_distinct, check_writable
     from memspec.plugin.selection import check_selection
     from memspec.wire.adapters import parse_adapter_spec, parse_tree_owner
 
@@ -308,12 +308,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for option in ("report", "junit", "summary", "write_expectations"):
         if getattr(args, option):
             check_writable(Path(getattr(args, option)))
+    check_distinct(
+        {
+            option: getattr(args, option)
+            for option in ("report", "junit", "summary", "write_expectations", "expectations")
+        }
+    )
     if args.shard:
         from memspec.reports.shard import parse_shard
 
         args.shard = str(parse_shard(args.shard))
     if args.expectations:
-        load_expectations(Path(args.expectations))
+        load_expectations(Path(args.expectations), rewriting=bool(args.write_expectations))
     load_cases(profiles=[p for p in args.profile if p != "protocol"] or None)
     check_selection(args.case, args.op, args.profile)
     if _adapter_is_broken(args):

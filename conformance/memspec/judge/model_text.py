@@ -4,12 +4,13 @@ An op's schema (``schemas/ops/<profile>/<op>.json``) may declare which parts of 
 result are text the model reads, under the keyword ``x-memspec-model-text``::
 
     "x-memspec-model-text": [
-      {"at": "", "text": "content", "when": {"is_error": true}}
+      {"at": "", "text": "content"}
     ]
 
 ``at`` is a JSON Pointer to the object holding the text (``*`` stands for every member of
 an array), ``text`` the member holding it, and ``when`` members whose values must be equal
-for the declaration to apply. The harness applies the check to every reply of every case
+for the declaration to apply (a text it leaves out, a success's say, is never checked:
+declare every text the model reads). The harness applies the check to every reply of every case
 step that calls such an op: the text must not hold the absolute path of the case's tree,
 which is how a host path reaches the model. Ops that declare nothing are not checked.
 """

@@ -129,9 +129,9 @@ def select_items(config: pytest.Config, state: RunState, items: list[pytest.Item
             )
         )
         item.extra_keyword_matches.add(case_id)
-        reason = state.expectations.get(case_id)
-        if reason is not None:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        entry = state.expectations.get(case_id)
+        if entry is not None:
+            item.add_marker(pytest.mark.xfail(reason=entry.reason, strict=True))
         kept.append(item)
     _keep(config, items, kept)
 

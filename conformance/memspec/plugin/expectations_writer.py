@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from memspec.corpus.expectations import write_expectations
+from memspec.corpus.expectations import Expected, write_expectations
 from memspec.plugin.collection import suite_case_ids
 from memspec.plugin.run_state import RunState
 from memspec.reports.report import CaseRecord
@@ -17,7 +17,7 @@ __all__ = ["rewritten_entries", "stale_entries", "write_run_expectations"]
 _STILL_FAILING = ("failed", "error", "xfailed")
 
 
-def stale_entries(expectations: Mapping[str, str]) -> list[str]:
+def stale_entries(expectations: Mapping[str, Expected]) -> list[str]:
     """The entries naming no case of the suite (of any kind, in or out of the selection)."""
     if not expectations:
         return []
@@ -25,23 +25,27 @@ def stale_entries(expectations: Mapping[str, str]) -> list[str]:
 
 
 def rewritten_entries(
-    previous: Mapping[str, str], records: Mapping[str, CaseRecord], known: set[str]
-) -> dict[str, str]:
+    previous: Mapping[str, Expected], records: Mapping[str, CaseRecord], known: set[str]
+) -> dict[str, Expected]:
     """The entries after a run that judged ``records``.
 
     A case the run left out (another profile, ``--case``, ``--op``, ``-k``, ``--shard``)
     keeps its entry as it was. A case the run judged is listed when it fails now, with
-    its old reason if it had one; a skipped case keeps an entry it had; a case that
-    passes is left out. An entry naming no case of the suite goes.
+    its old reason if it had one and the signature of how it fails now; a skipped case
+    keeps an entry it had; a case that passes is left out. An entry naming no case of the
+    suite goes.
     """
     entries = {
-        case: reason for case, reason in previous.items() if case not in records and case in known
+        case: entry for case, entry in previous.items() if case not in records and case in known
     }
     for record in records.values():
-        if record.outcome in _STILL_FAILING or (
-            record.outcome == "skipped" and record.id in previous
-        ):
-            entries[record.id] = previous.get(record.id, "")
+        old = previous.get(record.id)
+        if record.outcome in _STILL_FAILING:
+            entries[record.id] = Expected(
+                old.reason if old else "", record.signature or (record.outcome,)
+            )
+        elif record.outcome == "skipped" and old is not None:
+            entries[record.id] = old
     return entries
 
 

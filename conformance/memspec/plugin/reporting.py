@@ -115,6 +115,7 @@ class Reporting:
             duration_s=report.duration + (previous.duration_s if previous else 0.0),
             kind=meta.get("kind", "fixture"),
             ops=tuple(meta.get("ops", ())),
+            signature=verdict.signature,
         )
 
     @pytest.hookimpl(wrapper=True)

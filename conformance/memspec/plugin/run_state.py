@@ -6,13 +6,15 @@ plugin modules read it through ``run_state``.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from memspec.corpus.expectations import load_expectations
+from memspec.corpus.expectations import Expected, load_expectations
 from memspec.corpus.profiles import selectable_profiles
 from memspec.exceptions import UsageError
 from memspec.reports.report import CaseRecord
@@ -167,8 +169,12 @@ class RunState:
         self.case_ids: set[str] = set(option(config, "case") or [])
         self.ops: set[str] = set(option(config, "op") or [])
         expectations = option(config, "expectations")
-        self.expectations: dict[str, str] = (
-            load_expectations(Path(expectations)) if expectations else {}
+        self.expectations: dict[str, Expected] = (
+            load_expectations(
+                Path(expectations), rewriting=bool(option(config, "write_expectations"))
+            )
+            if expectations
+            else {}
         )
         self.export_failures = option(config, "export_failures")
         self.records: dict[str, CaseRecord] = {}
@@ -186,6 +192,12 @@ class RunState:
         shard = option(config, "shard")
         self.shard = parse_shard(str(shard)) if shard else None
         if not is_worker(config):
+            check_distinct(
+                {
+                    name: option(config, name)
+                    for name in ("report", "junit", "summary", "write_expectations", "expectations")
+                }
+            )
             for path in (
                 self.report_path,
                 self.junit_path,
@@ -216,3 +228,20 @@ def check_writable(path: Path) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
     if not existed:
         path.unlink()
+
+
+def check_distinct(paths: Mapping[str, str | None]) -> None:
+    """Refuse two outputs on one file (one would overwrite the other), and a report
+    written over the expectations file; the expectations may be rewritten in place."""
+    seen: dict[str, str] = {}
+    for name, path in paths.items():
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        other = seen.get(key)
+        if other is not None and {name, other} != {"expectations", "write_expectations"}:
+            raise UsageError(
+                f"--{other.replace('_', '-')} and --{name.replace('_', '-')} name the same "
+                f"file {path}: give each its own"
+            )
+        seen[key] = name

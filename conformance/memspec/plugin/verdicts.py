@@ -9,12 +9,17 @@ own status letters and closing line (``report_status``) and the memspec report
 
 - A wrong answer is ``failed``; no proper answer (the adapter died, hung, answered
   garbage or could not be restarted) is ``error``, wherever it happens.
-- A case listed as an expected failure is ``xfailed`` when it fails or errs, and
-  ``xpassed`` (which fails the run) when it passes.
+- A case listed as an expected failure is ``xfailed`` when it fails or errs as its entry
+  says (the same signature), ``failed`` when it fails otherwise, and ``xpassed`` (which
+  fails the run) when it passes.
+- A failure carries its signature (``signature_of``): which checks failed, in words that
+  are the same on every host and every run, so that an expectations file pins how a case
+  fails and not only that it does.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +30,13 @@ import pytest
 from memspec.corpus.cases import Case
 from memspec.exceptions import (
     AdapterBroken,
+    AdapterCrashed,
     AdapterFault,
+    AdapterTimeout,
     CaseFailure,
     CaseFault,
     HostLimitation,
+    ProtocolViolation,
 )
 from memspec.judge.messages import abridge
 from memspec.plugin.export_failures import export_failure
@@ -37,11 +45,19 @@ from memspec.run.calls import Call, CaseStopped, recent_calls
 from memspec.run.runner import not_claimed_reason
 from memspec.wire.adapters import Adapter
 
-__all__ = ["Verdict", "judge_report", "report_status", "run_judged", "verdict_of"]
+__all__ = [
+    "Verdict",
+    "judge_report",
+    "report_status",
+    "run_judged",
+    "signature_of",
+    "verdict_of",
+]
 
 T = TypeVar("T")
 
 _OUTCOME, _MESSAGE, _NOTE = "memspec_outcome", "memspec_message", "memspec_note"
+_SIGNATURE = "memspec_signature"
 _CASE_KINDS = ("fixture", "crash-points")
 """Kinds whose failures the runner words itself (CaseFailure and CaseFault)."""
 _STATUS = {
@@ -58,6 +74,8 @@ _STATUS = {
 class Verdict:
     outcome: str
     message: str
+    signature: tuple[str, ...] = ()
+    """How the case failed (empty when it did not)."""
 
 
 def run_judged(adapter: Adapter, case: Case, work: Callable[[], T], *, needs: str = "") -> T:
@@ -90,6 +108,7 @@ def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.
         *report.user_properties,
         (_OUTCOME, verdict.outcome),
         (_MESSAGE, verdict.message),
+        (_SIGNATURE, list(verdict.signature)),
     ]
     if verdict.outcome in ("failed", "error"):
         report.longrepr = verdict.message
@@ -101,7 +120,11 @@ def verdict_of(report: pytest.TestReport) -> Verdict | None:
     outcome = found.get(_OUTCOME)
     if outcome is None:
         return None
-    return Verdict(str(outcome), str(found.get(_MESSAGE, "")))
+    signature = found.get(_SIGNATURE)
+    signature = signature if isinstance(signature, list) else []
+    return Verdict(
+        str(outcome), str(found.get(_MESSAGE, "")), tuple(str(token) for token in signature)
+    )
 
 
 def report_status(report: pytest.TestReport, own_lines: bool) -> tuple[str, str, str] | None:
@@ -126,12 +149,17 @@ def _verdict(
         if not expected_failure:
             return Verdict("skipped", _skip_reason(report))
         message = _failure_message(case_id, kind, error, fault, None) if error else ""
-        return Verdict("xfailed", message or str(report.wasxfail))
+        signature = signature_of(error)
+        entry = state.expectations.get(case_id)
+        if entry is not None and entry.signature is not None and entry.signature != signature:
+            otherwise = _fails_otherwise(entry.signature, signature, message)
+            return Verdict("failed", otherwise, signature)
+        return Verdict("xfailed", message or str(report.wasxfail), signature)
     if report.when != "call":
         if not report.failed:
             return None
         broke = _fault_message(case_id, kind, fault) if fault else _pytest_message(report)
-        return Verdict("error", broke)
+        return Verdict("error", broke, signature_of(error))
     if report.passed:
         if expected_failure:
             return Verdict("xpassed", _listed(str(report.wasxfail)))
@@ -140,7 +168,50 @@ def _verdict(
     if text.startswith("[XPASS(strict)]"):
         return Verdict("xpassed", _listed(text.removeprefix("[XPASS(strict)]").strip()))
     message = _failure_message(case_id, kind, error, fault, state)
-    return Verdict("error" if fault is not None else "failed", message)
+    return Verdict("error" if fault is not None else "failed", message, signature_of(error))
+
+
+def _fails_otherwise(expected: tuple[str, ...], actual: tuple[str, ...], message: str) -> str:
+    return "\n".join(
+        [
+            "fails, but not as its expected failure says (the expectations file pins how)",
+            f"  expected signature: {_shown(expected)}",
+            f"  actual signature:   {_shown(actual)}",
+            message,
+        ]
+    )
+
+
+def _shown(signature: tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(token, ensure_ascii=False) for token in signature) + "]"
+
+
+def signature_of(error: BaseException | None) -> tuple[str, ...]:
+    """How a case failed, in words that do not change from host to host: the checks a
+    wrong answer failed, or what came instead of an answer."""
+    if error is None:
+        return ()
+    if isinstance(error, CaseFailure) and error.signature:
+        return error.signature
+    for cause in _causes(error):
+        for kind, words in _NO_ANSWER:
+            if isinstance(cause, kind):
+                return (words,)
+    if _fault_in(error) is not None:
+        return ("no answer",)
+    calls = recent_calls()
+    last = calls[-1] if calls else None
+    if last is not None and last.response is not None and last.response.error_kind == "unknown-op":
+        return ("unknown-op",)
+    return ("does not hold",)
+
+
+_NO_ANSWER: tuple[tuple[type[BaseException], str], ...] = (
+    (AdapterTimeout, "no answer: timeout"),
+    (AdapterCrashed, "no answer: crashed"),
+    (ProtocolViolation, "no answer: protocol violation"),
+    (AdapterBroken, "no answer: adapter broken"),
+)
 
 
 def _listed(reason: str) -> str:

@@ -56,9 +56,11 @@ class CaseRecord:
     duration_s: float
     kind: str = "fixture"
     ops: tuple[str, ...] = ()
+    signature: tuple[str, ...] = ()
+    """How the case failed (memspec.corpus.expectations): empty unless it failed or erred."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "type": "case",
             "id": self.id,
             "profile": self.profile,
@@ -69,6 +71,9 @@ class CaseRecord:
             "kind": self.kind,
             "ops": list(self.ops),
         }
+        if self.signature:
+            data["signature"] = list(self.signature)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseRecord:
@@ -81,6 +86,7 @@ class CaseRecord:
             duration_s=float(data["duration_s"]),
             kind=data.get("kind", "fixture"),
             ops=tuple(data.get("ops", ())),
+            signature=tuple(data.get("signature", ())),
         )
 
 
@@ -205,7 +211,12 @@ def run_exit_status(report: Report, status: int) -> int:
     A run in which no case ran fails (1), for nothing was checked. A shard is the
     exception: a filter may leave fewer cases than a CI matrix has jobs, so a shard with
     no case, or none that ran, is a complete report (0), and the merged report judges.
+    A record that fails (a listed case failing otherwise than its entry says, which
+    pytest counts as an expected failure) fails the run whatever pytest says.
     """
+    failing = any(record.outcome in FAILING for record in report.records)
+    if status in (0, 5) and failing:
+        return 1
     if report.info.get("shard"):
         return 0 if status == 5 else status
     if status == 0 and report.records and report.nothing_ran:

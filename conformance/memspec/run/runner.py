@@ -6,6 +6,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -67,6 +68,16 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """One check of a step that failed: its name (what the signature lists), the
+    headline and the lines that show its difference."""
+
+    check: str
+    headline: str
+    details: list[str]
+
+
 class _Context:
     """What a failure message needs to know about the case being run."""
 
@@ -75,23 +86,149 @@ class _Context:
         self.root = root
         self.captured: dict[str, str] = {}
         """What the steps so far captured, by name."""
+        self.prefix = ""
+        """Put before the check names of the signature (a crash point's number)."""
 
     def where(self, step: Step, index: int) -> str:
         steps = len(self.case.steps)
         return step.op + (f" (step {index + 1} of {steps})" if steps > 1 else "")
 
     def fail(
-        self, step: Step, index: int, headline: str, details: list[str], args: Mapping[str, Any]
+        self,
+        step: Step,
+        index: int,
+        headline: str,
+        details: list[str],
+        args: Mapping[str, Any],
+        check: str = "result",
     ) -> CaseFailure:
-        lines = [
-            f"{self.where(step, index)}: {headline}",
-            f"  args: {unsubstitute(abridge(dict(args), 300), self.root)}",
-        ]
+        return self.fail_all(step, index, [_Failed(check, headline, details)], args)
+
+    def fail_all(
+        self, step: Step, index: int, failures: list[_Failed], args: Mapping[str, Any]
+    ) -> CaseFailure:
+        """One failure for every check of the step that failed, each with its difference;
+        the signature lists the checks in the same order."""
+        first = failures[0]
+        if len(failures) == 1:
+            lines = [f"{self.where(step, index)}: {first.headline}"]
+        else:
+            names = ", ".join(failure.check for failure in failures)
+            lines = [f"{self.where(step, index)}: {len(failures)} checks fail ({names})"]
+        lines.append(f"  args: {unsubstitute(abridge(dict(args), 300), self.root)}")
         if self.captured:
             lines.append(f"  captured: {abridge(self.captured, 300)}")
-        lines += [unsubstitute(line, self.root) for line in details]
+        for failure in failures:
+            details = failure.details
+            if len(failures) > 1:
+                lines.append(f"  {failure.check}: {unsubstitute(failure.headline, self.root)}")
+                details = ["  " + line for line in details]
+            lines += [unsubstitute(line, self.root) for line in details]
         lines.append(f"  see: memspec explain {self.case.id}")
-        return CaseFailure("\n".join(lines))
+        signature = tuple(
+            f"step {index + 1}: {self.prefix}{token}"
+            for failure in failures
+            for token in _tokens(failure)
+        )
+        return CaseFailure("\n".join(lines), signature=signature)
+
+
+def _tokens(failure: _Failed) -> list[str]:
+    """The signature entries of one failed check: its name, and for a tree the path and
+    what differs there (never a host path or a value that changes from run to run)."""
+    if failure.check != "tree":
+        return [failure.check]
+    tokens = []
+    for line in failure.details:
+        text = line.strip()
+        if not text or text.startswith("... and ") or line.startswith("    "):
+            continue
+        path, _, what = text.partition(": ")
+        tokens.append(f"tree {path} {_tree_difference(what)}")
+    return tokens or ["tree"]
+
+
+def _tree_difference(what: str) -> str:
+    word = what.split(" ", 1)[0]
+    return {
+        "missing": "missing",
+        "unexpected": "unexpected",
+        "expected": "kind",
+        "mode": "mode",
+        "mtime_ns": "mtime",
+        "links": "link",
+    }.get(word, "content")
+
+
+def _reply_failures(
+    context: _Context, step: Step, response: Response, expected: Expectation
+) -> list[_Failed]:
+    """Every check of one reply that fails: the host path in what the model reads, and
+    the result or the error (kind, then message)."""
+    root = context.root
+    failures = []
+    leaks = [] if response.is_error else host_path_leaks(step.op, response.result, root)
+    if leaks:
+        failures.append(
+            _Failed(
+                "host path",
+                "text sent to the model holds a host path of the case's tree",
+                [f"  text:     {abridge(leaks[0])}"],
+            )
+        )
+    if expected.error_kind is not None:
+        if not response.is_error:
+            failures.append(
+                _Failed(
+                    "result",
+                    f"expected error {expected.error_kind!r}, got a result",
+                    [f"  actual:   {abridge(response.result)}"],
+                )
+            )
+        elif response.error_kind != expected.error_kind:
+            failures.append(
+                _Failed(
+                    "error kind",
+                    f"expected error {expected.error_kind!r}, got error {response.error_kind!r}",
+                    [f"  message:  {abridge(response.error_message)}"],
+                )
+            )
+        else:
+            wanted = expected.error_message
+            if wanted is not None and response.error_message != substitute(wanted, root):
+                failures.append(
+                    _Failed(
+                        "error message",
+                        "wrong error message",
+                        describe_difference(substitute(wanted, root), response.error_message),
+                    )
+                )
+        return failures
+    if response.is_error:
+        failures.append(
+            _Failed(
+                "error kind",
+                f"expected a result, got error {response.error_kind!r}",
+                [
+                    f"  message:  {abridge(response.error_message)}",
+                    f"  expected: {abridge(substitute(expected.result, root))}",
+                ],
+            )
+        )
+        return failures
+    wanted = substitute(expected.result, root)
+    if not json_equal(wanted, response.result):
+        failures.append(
+            _Failed("result", "wrong result", describe_difference(wanted, response.result))
+        )
+        return failures
+    pointers = (op_schema(step.op) or {}).get(MEMBER_ORDER, [])
+    misordered = member_order_differences(wanted, response.result, pointers)
+    if misordered:
+        failures.append(
+            _Failed("member order", "members out of order", [f"  {line}" for line in misordered])
+        )
+    return failures
 
 
 def _judge(
@@ -102,84 +239,29 @@ def _judge(
     expected: Expectation,
     args: Mapping[str, Any],
 ) -> None:
-    root = context.root
-    leaks = [] if response.is_error else host_path_leaks(step.op, response.result, root)
-    if leaks:
-        raise context.fail(
-            step,
-            index,
-            "text sent to the model holds a host path of the case's tree",
-            [f"  text:     {abridge(leaks[0])}"],
-            args,
-        )
-    if expected.error_kind is not None:
-        if not response.is_error:
-            raise context.fail(
-                step,
-                index,
-                f"expected error {expected.error_kind!r}, got a result",
-                [f"  actual:   {abridge(response.result)}"],
-                args,
-            )
-        if response.error_kind != expected.error_kind:
-            raise context.fail(
-                step,
-                index,
-                f"expected error {expected.error_kind!r}, got error {response.error_kind!r}",
-                [f"  message:  {abridge(response.error_message)}"],
-                args,
-            )
-        wanted = expected.error_message
-        if wanted is not None and response.error_message != substitute(wanted, root):
-            raise context.fail(
-                step,
-                index,
-                "wrong error message",
-                describe_difference(substitute(wanted, root), response.error_message),
-                args,
-            )
-        return
-    if response.is_error:
-        raise context.fail(
-            step,
-            index,
-            f"expected a result, got error {response.error_kind!r}",
-            [
-                f"  message:  {abridge(response.error_message)}",
-                f"  expected: {abridge(substitute(expected.result, root))}",
-            ],
-            args,
-        )
-    wanted = substitute(expected.result, root)
-    if not json_equal(wanted, response.result):
-        raise context.fail(
-            step, index, "wrong result", describe_difference(wanted, response.result), args
-        )
-    pointers = (op_schema(step.op) or {}).get(MEMBER_ORDER, [])
-    misordered = member_order_differences(wanted, response.result, pointers)
-    if misordered:
-        raise context.fail(
-            step, index, "members out of order", [f"  {line}" for line in misordered], args
-        )
+    failures = _reply_failures(context, step, response, expected)
+    if failures:
+        raise context.fail_all(step, index, failures, args)
 
 
-def _judge_all(
-    context: _Context, step: Step, index: int, responses: list[Response], args: Mapping[str, Any]
-) -> None:
+def _concurrent_failures(context: _Context, step: Step, responses: list[Response]) -> list[_Failed]:
     expected = step.expect
     if expected.results is None:
+        failures: list[_Failed] = []
         for response in responses:
-            _judge(context, step, index, response, expected, args)
-        return
+            for failure in _reply_failures(context, step, response, expected):
+                if failure.check not in {f.check for f in failures}:
+                    failures.append(failure)
+        return failures
     errors = [r for r in responses if r.is_error]
     if errors:
-        raise context.fail(
-            step,
-            index,
-            f"{len(errors)} of {len(responses)} concurrent replies are errors",
-            [f"  first: {errors[0].error_kind}: {abridge(errors[0].error_message)}"],
-            args,
-        )
+        return [
+            _Failed(
+                "concurrent errors",
+                f"{len(errors)} of {len(responses)} concurrent replies are errors",
+                [f"  first: {errors[0].error_kind}: {abridge(errors[0].error_message)}"],
+            )
+        ]
     remaining = [substitute(item, context.root) for item in expected.results]
     unexpected = []
     for response in responses:
@@ -190,19 +272,22 @@ def _judge_all(
             unexpected.append(response.result)
         else:
             remaining.pop(match)
-    if unexpected or remaining:
-        details = []
-        if unexpected:
-            details.append(
-                f"  {len(unexpected)} unexpected result(s), e.g. {abridge(unexpected[0])}"
-            )
-        if remaining:
-            details.append(
-                f"  {len(remaining)} expected result(s) missing, e.g. {abridge(remaining[0])}"
-            )
-        raise context.fail(
-            step, index, "the concurrent replies differ from the expected multiset", details, args
+    if not unexpected and not remaining:
+        return []
+    details = []
+    if unexpected:
+        details.append(f"  {len(unexpected)} unexpected result(s), e.g. {abridge(unexpected[0])}")
+    if remaining:
+        details.append(
+            f"  {len(remaining)} expected result(s) missing, e.g. {abridge(remaining[0])}"
         )
+    return [
+        _Failed(
+            "concurrent results",
+            "the concurrent replies differ from the expected multiset",
+            details,
+        )
+    ]
 
 
 @contextlib.contextmanager
@@ -273,37 +358,28 @@ def _run_concurrent(
     return [reply for worker in replies for reply in worker]
 
 
-def _check_tree(
-    context: _Context,
-    step: Step,
-    index: int,
-    expected: Mapping[str, Any],
-    workdir: Path,
-    args: Mapping[str, Any],
-    headline: str,
-) -> None:
+def _tree_failures(
+    context: _Context, expected: Mapping[str, Any], workdir: Path, headline: str
+) -> list[_Failed]:
     problems = compare_tree(expected, read_tree(workdir), context.root, context.case.tree_ignore)
-    if problems:
-        details = [f"  {problem}" for problem in problems[:10]]
-        if len(problems) > 10:
-            details.append(f"  ... and {len(problems) - 10} more")
-        raise context.fail(step, index, headline, details, args)
+    if not problems:
+        return []
+    details = [f"  {problem}" for problem in problems[:10]]
+    if len(problems) > 10:
+        details.append(f"  ... and {len(problems) - 10} more")
+    return [_Failed("tree", headline, details)]
 
 
-def _raise_problem(
-    context: _Context,
-    step: Step,
-    index: int,
-    problem: tuple[str, list[str]] | None,
-    args: Mapping[str, Any],
-) -> None:
-    if problem is not None:
-        raise context.fail(step, index, problem[0], problem[1], args)
+def _problem(check: str, problem: tuple[str, list[str]] | None) -> list[_Failed]:
+    return [] if problem is None else [_Failed(check, problem[0], problem[1])]
 
 
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
+    """Run one step and every check it has (the readers, a held lock, the reply, the
+    tree); raise one CaseFailure listing each check that failed."""
     step = bound(context.case.steps[index], context.captured)
     args = substitute(step.args, context.root)
+    failures: list[_Failed] = []
     if step.race is not None:
         _run_race_step(context, step, adapter, workdir, index, args)
     else:
@@ -317,21 +393,23 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
                     lambda: _call(adapter, step, args, context.root),
                     context.case.tree_ignore,
                 )
-                _raise_problem(context, step, index, held.problem, args)
+                failures += _problem("held lock", held.problem)
                 responses = [held.response]
             else:
                 responses = [_call(adapter, step, args, context.root)]
-        _raise_problem(context, step, index, watch.problem() if watch else None, args)
+        failures += _problem("readers", watch.problem() if watch else None)
         if step.concurrent is not None:
-            _judge_all(context, step, index, responses, args)
-        else:
-            if not pins_nothing(step):
-                _judge(context, step, index, responses[0], step.expect, args)
-            context.captured.update(_captured(context, step, index, responses[0], args))
+            failures += _concurrent_failures(context, step, responses)
+        elif not pins_nothing(step):
+            failures += _reply_failures(context, step, responses[0], step.expect)
     if step.expect.tree is not None:
-        _check_tree(
-            context, step, index, step.expect.tree, workdir, args, "the tree after the step differs"
+        failures += _tree_failures(
+            context, step.expect.tree, workdir, "the tree after the step differs"
         )
+    if failures:
+        raise context.fail_all(step, index, failures, args)
+    if step.race is None and step.concurrent is None:
+        context.captured.update(_captured(context, step, index, responses[0], args))
 
 
 def _run_race_step(
@@ -346,7 +424,8 @@ def _run_race_step(
     alternatives = step.expect.any_of
 
     def fail(headline: str, details: list[str]) -> CaseFailure:
-        return context.fail(step, index, headline, details, args)
+        check = "outside" if "outside" in headline else "race reply"
+        return context.fail(step, index, headline, details, args, check=check)
 
     run_race(
         step.race,
@@ -366,7 +445,7 @@ def _captured(
     context: _Context, step: Step, index: int, response: Response, args: Mapping[str, Any]
 ) -> dict[str, str]:
     def fail(headline: str, details: list[str]) -> NoReturn:
-        raise context.fail(step, index, headline, details, args)
+        raise context.fail(step, index, headline, details, args, check="capture")
 
     return captured(step, response, fail)
 
@@ -414,6 +493,7 @@ def _observe(
                 f"the observing call {observation.op} answered error {response.error_kind!r}",
                 [f"  message: {abridge(response.error_message)}"],
                 args,
+                check="observing call",
             )
         answers.append(response.result)
     return answers
@@ -489,6 +569,7 @@ def _check_before_or_after(
             "step nor the expected one after it",
             details,
             args,
+            check="mixed state",
         )
 
 
@@ -527,9 +608,15 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
             if faulted.mutations < k:
                 if k == 1:
                     raise context.fail(
-                        step, index, "the step made no filesystem mutation (mutations: 0)", [], args
+                        step,
+                        index,
+                        "the step made no filesystem mutation (mutations: 0)",
+                        [],
+                        args,
+                        check="no mutation",
                     )
                 return k - 1
+            context.prefix = f"mutation {k}: "
             if faulted.error_kind == "internal":
                 raise context.fail(
                     step,
@@ -537,6 +624,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     f"failing mutation {k} gave an internal error",
                     [f"  message: {abridge(faulted.error_message)}"],
                     args,
+                    check="internal error",
                 )
             if step.crash_points_all_or_nothing:
                 _check_before_or_after(context, step, index, adapter, tree_before, workdir, args, k)
@@ -550,26 +638,26 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                         f"{attempt} answered error {again.error_kind!r}",
                         [f"  message: {abridge(again.error_message)}"],
                         args,
+                        check="rerun error",
                     )
-                _check_tree(
+                failures = _tree_failures(
                     context,
-                    step,
-                    index,
                     expected,
                     workdir,
-                    args,
                     f"after failing mutation {k} and {attempt}, the tree differs "
                     "from an uninterrupted run",
                 )
                 answers = _observe(context, step, index, adapter, args)
                 differ = _answers_differ(step, answers, "after", context.root)
                 if differ:
-                    raise context.fail(
-                        step,
-                        index,
-                        f"after failing mutation {k} and {attempt}, an observing call "
-                        "differs from an uninterrupted run",
-                        [f"  {problem}" for problem in differ],
-                        args,
+                    failures.append(
+                        _Failed(
+                            "observing call",
+                            f"after failing mutation {k} and {attempt}, an observing call "
+                            "differs from an uninterrupted run",
+                            [f"  {problem}" for problem in differ],
+                        )
                     )
+                if failures:
+                    raise context.fail_all(step, index, failures, args)
     raise CaseFailure(f"{case.id}: more than {CRASH_POINTS_AT_MOST} mutations")

@@ -1,0 +1,208 @@
+"""How a case fails, and not only that it does: the judge runs every check of a step and
+names each one that failed, the signature lists them, and an expectations file pins it.
+
+- A step whose reply and tree are both wrong reports both, each with its difference.
+- A text the model reads is checked for a host path whether it is an error or not.
+- ``--write-expectations`` writes each entry's signature; a listed case failing another
+  way fails the run with both signatures; an entry without one is refused in one line.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Runner, fake_cmd, outcomes
+
+from memspec.corpus.cases import Case, case_from_json
+from memspec.corpus.op_schemas import forget_op_schemas
+from memspec.exceptions import CaseFailure
+from memspec.judge.model_text import host_path_leaks
+from memspec.reports.report import read_report
+from memspec.run.runner import run_case
+from memspec.wire.adapters import Adapter
+
+SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
+
+
+@pytest.fixture
+def demo_schemas(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("MEMSPEC_OP_SCHEMAS", str(SCHEMAS / "ops"))
+    forget_op_schemas()
+    yield
+    monkeypatch.undo()
+    forget_op_schemas()
+
+
+def _failure(case: Case, fake: str) -> CaseFailure:
+    adapter = Adapter(f"python:judge_fakes:{fake}")
+    try:
+        with pytest.raises(CaseFailure) as caught:
+            run_case(case, adapter)
+    finally:
+        adapter.close()
+    return caught.value
+
+
+def _put_case() -> Case:
+    return case_from_json(
+        {
+            "id": "demo/harness/put",
+            "description": "d",
+            "requirements": ["DEMO-ECHO-001"],
+            "tree": {"d": {"dir": True}},
+            "op": "demo.put_in",
+            "args": {"root": "${ROOT}", "dir": "d", "name": "f.txt", "text": "a\nb\n"},
+            "expect": {
+                "result": "ok",
+                "tree": {"d/f.txt": {"text": "a\nb\n", "mode": "0644"}},
+            },
+        }
+    )
+
+
+def test_a_wrong_reply_does_not_hide_the_damage_on_disk() -> None:
+    failure = _failure(_put_case(), "WrongOnDiskToo")
+    message = str(failure)
+    assert message.startswith("demo.put_in: 2 checks fail (result, tree)"), message
+    assert "  result: wrong result" in message
+    assert 'expected: "ok"' in message and 'actual:   "done"' in message
+    assert "  tree: the tree after the step differs" in message
+    assert "d/f.txt: content differs" in message and "d/f.txt: mode 0600, expected 0644" in message
+    assert failure.signature == (
+        "step 1: result",
+        "step 1: tree d/f.txt mode",
+        "step 1: tree d/f.txt content",
+    )
+
+
+def _tool_case() -> Case:
+    return case_from_json(
+        {
+            "id": "demo/harness/success-text",
+            "description": "d",
+            "requirements": ["DEMO-ECHO-001"],
+            "op": "demo.tool",
+            "args": {"root": "${ROOT}", "path": "/memories/locked.txt"},
+            "expect": {"result": {"content": {"text_pattern": "(?s).+"}, "is_error": False}},
+        }
+    )
+
+
+@pytest.mark.usefixtures("demo_schemas")
+def test_a_host_path_in_a_text_that_is_no_error_fails() -> None:
+    failure = _failure(_tool_case(), "LeaksInSuccess")
+    assert "holds a host path" in str(failure)
+    assert "'${ROOT}/memories/locked.txt'" in str(failure)
+    assert failure.signature == ("step 1: host path",)
+
+
+def test_the_memories_tool_result_is_checked_success_or_error() -> None:
+    forget_op_schemas()
+    root = "/tmp/memspec-x1"
+    for op, result in (
+        ("memories.call", {"content": f"denied: '{root}/memories/a'", "is_error": False}),
+        ("memories.call", {"content": f"denied: '{root}/memories/a'", "is_error": True}),
+        (
+            "memories.session_script",
+            {"events": [{"content": f"{root}/memories", "is_error": False}]},
+        ),
+    ):
+        assert host_path_leaks(op, result, root) != [], (op, result)
+
+
+# --- expectations pin the signature ------------------------------------------------------
+
+
+def _entries(path: Path) -> list[dict[str, Any]]:
+    return list(tomllib.loads(path.read_text(encoding="utf-8"))["expected_failure"])
+
+
+def test_written_expectations_hold_each_cases_signature(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    written = tmp_path / "x.toml"
+    result = memspec_cli(
+        "run", "--adapter", fake_cmd("wrong"), "--write-expectations", str(written), env=demo_env
+    )
+    assert result.returncode == 1
+    entries = {entry["case"]: entry for entry in _entries(written)}
+    assert entries["demo/echo/bang-one"]["signature"] == ["step 1: result"]
+    crashed = tmp_path / "crash.toml"
+    memspec_cli(
+        "run", "--adapter", fake_cmd("crash"), "--write-expectations", str(crashed), env=demo_env
+    )
+    entries = {entry["case"]: entry for entry in _entries(crashed)}
+    assert entries["demo/echo/bang-one"]["signature"] == ["no answer: crashed"]
+    again = memspec_cli(
+        "run", "--adapter", fake_cmd("crash"), "--expectations", str(crashed), env=demo_env
+    )
+    assert again.returncode == 0, again.stdout
+
+
+def test_a_listed_case_failing_another_way_fails_the_run_with_both_signatures(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    listed = tmp_path / "x.toml"
+    listed.write_text(
+        '[[expected_failure]]\ncase = "demo/echo/bang-one"\nreason = "crashes"\n'
+        'signature = ["no answer: crashed"]\n'
+        '[[expected_failure]]\ncase = "demo/echo/bang-two"\nreason = "wrong"\n'
+        'signature = ["step 1: result"]\n',
+        encoding="utf-8",
+    )
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("wrong"),
+        "--expectations",
+        str(listed),
+        "--report",
+        str(report),
+        env=demo_env,
+    )
+    assert result.returncode == 1, result.stdout
+    seen = outcomes(report)
+    assert seen["demo/echo/bang-one"] == "failed" and seen["demo/echo/bang-two"] == "xfailed"
+    record = next(r for r in read_report(report) if r.get("id") == "demo/echo/bang-one")
+    assert record["signature"] == ["step 1: result"]
+    assert 'expected signature: ["no answer: crashed"]' in record["message"]
+    assert 'actual signature:   ["step 1: result"]' in record["message"]
+    assert "wrong result" in record["message"]
+    assert "FAILED demo/echo/bang-one" in result.stdout
+
+
+def test_rewriting_gives_signatures_to_entries_that_had_none(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    listed = tmp_path / "x.toml"
+    listed.write_text(
+        '[[expected_failure]]\ncase = "demo/echo/bang-one"\nreason = "kept"\n', encoding="utf-8"
+    )
+    refused = memspec_cli(
+        "run", "--adapter", fake_cmd("wrong"), "--expectations", str(listed), env=demo_env
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith(
+        f"regenerate it with memspec run --expectations {listed} --write-expectations {listed}"
+    )
+    memspec_cli(
+        "run",
+        "--adapter",
+        fake_cmd("wrong"),
+        "--expectations",
+        str(listed),
+        "--write-expectations",
+        str(listed),
+        env=demo_env,
+    )
+    entries = {entry["case"]: entry for entry in _entries(listed)}
+    assert entries["demo/echo/bang-one"] == {
+        "case": "demo/echo/bang-one",
+        "reason": "kept",
+        "signature": ["step 1: result"],
+    }
