@@ -6,7 +6,8 @@ whose ``value`` starts with ``!``: ``good`` (never), ``crash`` (exits), ``hang``
 ``bad-id`` (echoes the wrong id), ``stderr`` (writes to stderr, then answers correctly),
 ``bad-start`` (refuses the handshake), ``old-protocol`` (claims protocol 0.1.0),
 ``hostile`` (answers text no report format can carry as it is: a lone surrogate, NUL,
-escape and other control characters), ``huge`` (answers 50 MB).
+escape and other control characters), ``huge`` (answers 50 MB), ``slow-start`` (takes
+2 s to answer ``start``, as a framework that is slow to import does).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import time
 def answer(message: dict, mode: str) -> dict | str | None:
     op, request_id, args = message.get("op"), message.get("id"), message.get("args", {})
     if op == "start":
+        if mode == "slow-start":
+            time.sleep(2)
         if mode == "bad-start":
             return {"id": request_id, "error": {"kind": "internal", "message": "no"}}
         version = "0.1.0" if mode == "old-protocol" else "1.0.0"

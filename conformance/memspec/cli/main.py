@@ -18,7 +18,7 @@ from typing import NoReturn, TextIO, cast
 import memspec
 from memspec.cli.output import GuardedOutput
 from memspec.exceptions import MemspecError, UsageError
-from memspec.wire.adapters import DEFAULT_TIMEOUT_S
+from memspec.wire.adapters import DEFAULT_START_TIMEOUT_S, DEFAULT_TIMEOUT_S
 
 __all__ = ["main"]
 
@@ -113,6 +113,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--timeout", type=_timeout, help=f"seconds per adapter call (default {DEFAULT_TIMEOUT_S:g})"
+    )
+    run.add_argument(
+        "--start-timeout",
+        type=_timeout,
+        help=f"seconds the adapter may take to answer start (default "
+        f"{DEFAULT_START_TIMEOUT_S:g}): a framework may take long to import",
     )
     run.add_argument(
         "--max-reply-bytes",
@@ -364,6 +370,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             pytest_args += [f"--memspec-{option.replace('_', '-')}", os.path.abspath(value)]
     if args.timeout is not None:
         pytest_args += ["--memspec-timeout", repr(args.timeout)]
+    if args.start_timeout is not None:
+        pytest_args += ["--memspec-start-timeout", repr(args.start_timeout)]
     if args.max_reply_bytes is not None:
         pytest_args += ["--memspec-max-reply-bytes", str(args.max_reply_bytes)]
     if args.tree_owner:
@@ -399,7 +407,13 @@ def _adapter_is_broken(args: argparse.Namespace) -> bool:
     from memspec.wire.adapters import Adapter, parse_tree_owner
 
     owner = parse_tree_owner(args.tree_owner) if args.tree_owner else None
-    adapter = Adapter(args.adapter, args.timeout or DEFAULT_TIMEOUT_S, owner, args.max_reply_bytes)
+    adapter = Adapter(
+        args.adapter,
+        args.timeout or DEFAULT_TIMEOUT_S,
+        owner,
+        args.max_reply_bytes,
+        args.start_timeout or DEFAULT_START_TIMEOUT_S,
+    )
     problem, handshake = adapter_problem(adapter)
     if not problem:
         return False

@@ -19,7 +19,12 @@ from memspec.corpus.profiles import selectable_profiles
 from memspec.exceptions import UsageError
 from memspec.reports.report import CaseRecord
 from memspec.reports.shard import parse_shard
-from memspec.wire.adapters import DEFAULT_TIMEOUT_S, Adapter, parse_tree_owner
+from memspec.wire.adapters import (
+    DEFAULT_START_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+    Adapter,
+    parse_tree_owner,
+)
 
 __all__ = [
     "HYPOTHESIS_PROFILES",
@@ -59,6 +64,10 @@ OPTIONS = {
     "junit": ("string", "write JUnit XML here"),
     "summary": ("string", "write a Markdown summary here"),
     "timeout": ("string", f"seconds an adapter may take per call (default {DEFAULT_TIMEOUT_S:g})"),
+    "start_timeout": (
+        "string",
+        f"seconds the adapter may take to start (default {DEFAULT_START_TIMEOUT_S:g})",
+    ),
     "max_reply_bytes": ("string", "longest reply line accepted, in bytes (default 64 MiB)"),
     "tree_owner": (
         "string",
@@ -133,13 +142,13 @@ def run_state(config: pytest.Config) -> RunState:
     return config.stash[STATE]
 
 
-def _positive_seconds(text: str) -> float:
+def _positive_seconds(text: str, name: str = "--timeout") -> float:
     try:
         value = float(text)
     except ValueError:
-        raise UsageError(f"--timeout {text!r}: expected a number of seconds") from None
+        raise UsageError(f"{name} {text!r}: expected a number of seconds") from None
     if not (value > 0 and value != float("inf")):
-        raise UsageError(f"--timeout {text!r}: expected a positive, finite number of seconds")
+        raise UsageError(f"{name} {text!r}: expected a positive, finite number of seconds")
     return value
 
 
@@ -157,6 +166,10 @@ class RunState:
         self.adapter_spec: str = option(config, "adapter") or "reference"
         timeout = option(config, "timeout")
         self.timeout_s = _positive_seconds(str(timeout)) if timeout else DEFAULT_TIMEOUT_S
+        start = option(config, "start_timeout")
+        self.start_timeout_s = (
+            _positive_seconds(str(start), "--start-timeout") if start else DEFAULT_START_TIMEOUT_S
+        )
         limit = option(config, "max_reply_bytes")
         self.max_reply_bytes = _positive_int(str(limit), "--max-reply-bytes") if limit else None
         owner = option(config, "tree_owner")
@@ -209,7 +222,11 @@ class RunState:
 
     def adapter(self) -> Adapter:
         return Adapter(
-            self.adapter_spec, self.timeout_s, self.tree_owner, max_reply_bytes=self.max_reply_bytes
+            self.adapter_spec,
+            self.timeout_s,
+            self.tree_owner,
+            max_reply_bytes=self.max_reply_bytes,
+            start_timeout_s=self.start_timeout_s,
         )
 
 

@@ -36,6 +36,7 @@ from memspec.wire.protocol import ERROR_KINDS
 
 __all__ = [
     "DEFAULT_MAX_REPLY_BYTES",
+    "DEFAULT_START_TIMEOUT_S",
     "DEFAULT_TIMEOUT_S",
     "ERROR_KINDS",
     "Adapter",
@@ -48,6 +49,8 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_START_TIMEOUT_S = 60.0
+"""How long ``start`` may take: an adapter may import a large framework first."""
 DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
 _STOP_TIMEOUT_S = 2.0
 # A read of a megabyte allocates (and maps) a megabyte for a reply of a hundred bytes:
@@ -313,6 +316,8 @@ class Adapter:
     """The uid and gid the adapter runs as, when they differ from the harness's own:
     each case's tree is handed over to them before the first step."""
     max_reply_bytes: int | None = None
+    start_timeout_s: float = DEFAULT_START_TIMEOUT_S
+    """How long the ``start`` handshake may take (never less than ``timeout_s``)."""
     _factory: ConnectionFactory = field(init=False)
     _connection: Connection | None = field(default=None, init=False)
     _handshake: Handshake | None = field(default=None, init=False)
@@ -349,7 +354,7 @@ class Adapter:
         try:
             reply = connection.request(
                 {"id": self._id(), "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}},
-                self.timeout_s,
+                max(self.start_timeout_s, self.timeout_s),
             )
             handshake = _check_start(reply)
         except AdapterFault as exc:
@@ -366,7 +371,9 @@ class Adapter:
 
     def spawn(self) -> Adapter:
         """Another adapter of the same spec: a new process, or a new in-process instance."""
-        return Adapter(self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes)
+        return Adapter(
+            self.spec, self.timeout_s, self.tree_owner, self.max_reply_bytes, self.start_timeout_s
+        )
 
     def workers(self, count: int) -> list[Adapter]:
         """``count`` further connections for a concurrent step, each its own process (or
@@ -405,8 +412,11 @@ class Adapter:
     def raw_request(self, message: Message) -> Message:
         """Send a message as it is (for smoke checks); faults propagate."""
         connection = self._ensure_started()
+        starting = message.get("op") == "start"
         try:
-            return connection.request(message, self.timeout_s)
+            return connection.request(
+                message, max(self.start_timeout_s, self.timeout_s) if starting else self.timeout_s
+            )
         except AdapterFault:
             self._drop()
             raise
