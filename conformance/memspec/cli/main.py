@@ -41,14 +41,20 @@ def _timeout(text: str) -> float:
     return value
 
 
+_MOST_WORKERS = 1024
+"""More processes than any machine runs usefully: beyond it, -n is a mistake."""
+
+
 def _workers(text: str) -> str:
-    if text == "auto" or (text.isdigit() and int(text) > 0):
+    if text == "auto" or (text.isascii() and text.isdigit() and 0 < int(text) <= _MOST_WORKERS):
         return text
-    raise argparse.ArgumentTypeError(f"{text!r}: expected a positive whole number or 'auto'")
+    raise argparse.ArgumentTypeError(
+        f"{text!r}: expected a whole number from 1 to {_MOST_WORKERS}, or 'auto'"
+    )
 
 
 def _positive(text: str) -> int:
-    if text.isdigit() and int(text) > 0:
+    if text.isascii() and text.isdigit() and int(text) > 0:
         return int(text)
     raise argparse.ArgumentTypeError(f"{text!r}: expected a positive whole number")
 

@@ -145,6 +145,9 @@ def _verdict(
     expected_failure = hasattr(report, "wasxfail")
     error = call.excinfo.value if call.excinfo is not None else None
     fault = _fault_in(error)
+    if report.when == "call" and _harness_fault(kind, error, fault):
+        assert error is not None
+        return Verdict("error", _harness_message(case_id, error), ("harness fault",))
     if report.skipped:
         if not expected_failure:
             return Verdict("skipped", _skip_reason(report))
@@ -212,6 +215,36 @@ _NO_ANSWER: tuple[tuple[type[BaseException], str], ...] = (
     (ProtocolViolation, "no answer: protocol violation"),
     (AdapterBroken, "no answer: adapter broken"),
 )
+
+
+def _harness_fault(kind: str, error: BaseException | None, fault: _Fault | None) -> bool:
+    """Whether the harness itself broke while running a fixture case: any exception but
+    the runner's own verdicts, which never says anything about the implementation."""
+    return (
+        kind in _CASE_KINDS
+        and error is not None
+        and fault is None
+        and not isinstance(error, (CaseFailure, CaseFault, HostLimitation, _OUTCOME_EXCEPTIONS))
+    )
+
+
+_OUTCOME_EXCEPTIONS = (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception)
+
+
+def _harness_message(case_id: str, error: BaseException) -> str:
+    where = error.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    place = (
+        f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}"
+        if where is not None
+        else ""
+    )
+    return (
+        f"harness fault in {case_id}, not counted against the implementation: "
+        f"{type(error).__name__}: {str(error)[:300]}{place} (a bug of memspec: please "
+        "report it with this line)\n" + _rerun(case_id)
+    )
 
 
 def _listed(reason: str) -> str:

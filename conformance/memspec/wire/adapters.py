@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import json
 import os
+import re
 import select
 import shlex
 import signal
@@ -444,11 +445,18 @@ class Adapter:
             connection.close()
 
 
+_ASCII_NUMBER = re.compile(r"[0-9]{1,30}")
+_NO_ID = 2**32 - 1
+"""(uid_t) -1, which chown reads as "leave it": the first id that names no one."""
+
+
 def parse_tree_owner(text: str) -> tuple[int, int]:
     """``UID:GID`` as two integers; raises UsageError otherwise."""
     uid, colon, gid = text.partition(":")
-    if not (colon and uid.isdigit() and gid.isdigit()):
+    if not (colon and _ASCII_NUMBER.fullmatch(uid) and _ASCII_NUMBER.fullmatch(gid)):
         raise UsageError(f"tree owner {text!r}: expected UID:GID, for example 65534:65534")
+    if int(uid) >= _NO_ID or int(gid) >= _NO_ID:
+        raise UsageError(f"tree owner {text!r}: a uid and a gid are below {_NO_ID}")
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         raise UsageError("handing trees to another owner needs the harness to run as root")
     return int(uid), int(gid)
