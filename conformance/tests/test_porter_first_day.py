@@ -104,7 +104,8 @@ def test_long_values_are_shown_as_a_diff_at_the_first_difference() -> None:
 
 def test_look_alike_and_invisible_characters_are_escaped() -> None:
     assert visible("i\u0307d") == "i\\u0307d"
-    assert visible("\u00e9t\u00e9") == "\\u00e9t\\u00e9"
+    assert visible("\u00e9t\u00e9") == "\u00e9t\u00e9"
+    assert visible("e\u0301t") == "e\\u0301t"
     assert visible("a\u200bb\x00") == "a\\u200bb\\u0000"
     assert describe_difference("id", "i\u0307d")[1] == '  actual:   "i\\u0307d"'
 

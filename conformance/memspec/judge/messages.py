@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from typing import Any
 
-from memspec.corpus.compare import text_bytes
+from memspec.corpus.compare import is_text_pattern, json_equal, text_bytes
 
-__all__ = ["abridge", "describe_difference", "visible"]
+__all__ = ["abridge", "describe_difference", "shown_json", "visible"]
 
 _SHORT = 160
 _CONTEXT = 40
 
 
 def visible(text: str) -> str:
-    """``text`` with every invisible, combining or non-ASCII look-alike character escaped."""
+    """``text`` with every invisible, control or combining character escaped (and the
+    backslash, so that an escape is never ambiguous); every printable character, ASCII or
+    not, is shown as it is, so that a precomposed ``é`` reads ``é`` and a decomposed one
+    ``e\\u0301``."""
     out: list[str] = []
     for char in text:
         code = ord(char)
@@ -35,7 +39,6 @@ def visible(text: str) -> str:
             unicodedata.category(char)[0] in "LNPS"
             and unicodedata.category(char) != "Mn"
             and char.isprintable()
-            and _not_confusable(char)
         ):
             out.append(char)
         elif code <= 0xFFFF:
@@ -43,12 +46,6 @@ def visible(text: str) -> str:
         else:
             out.append(f"\\U{code:08x}")
     return "".join(out)
-
-
-def _not_confusable(char: str) -> bool:
-    # Letters that decompose to ASCII (i̇, é) look like ASCII text: show them escaped.
-    decomposed = unicodedata.normalize("NFKD", char)
-    return not any(ord(c) < 0x80 for c in decomposed)
 
 
 def _as_text(value: Any) -> str | None:
@@ -60,14 +57,23 @@ def _as_text(value: Any) -> str | None:
     return data.decode("utf-8", "surrogateescape")
 
 
+def shown_json(value: Any) -> str:
+    """A JSON value on one line, each text escaped once, by ``visible`` (``"x\\n"``,
+    never ``"x\\\\n"``), its quotes as JSON writes them."""
+    text = _as_text(value)
+    if text is not None:
+        return '"' + visible(text).replace('"', '\\"') + '"'
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda item: str(item[0]))
+        return "{" + ", ".join(f"{shown_json(str(k))}: {shown_json(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(shown_json(item) for item in value) + "]"
+    return json.dumps(value)
+
+
 def abridge(value: Any, limit: int = _SHORT) -> str:
     """A one-line rendering of a JSON value, cut in the middle when long."""
-    text = _as_text(value)
-    shown = (
-        ('"' + visible(text) + '"')
-        if text is not None
-        else visible(json.dumps(value, ensure_ascii=False, sort_keys=True))
-    )
+    shown = shown_json(value)
     if len(shown) <= limit:
         return shown
     half = (limit - 5) // 2
@@ -78,8 +84,17 @@ def describe_difference(expected: Any, actual: Any) -> list[str]:
     """Lines saying how ``actual`` differs from ``expected``.
 
     Short values are shown whole. Long or multi-line texts (and long JSON) are shown as
-    the first differing offset with context on both sides.
+    the first differing offset with context on both sides. Where ``expected`` holds a
+    ``text_pattern``, the member that differs is named, and a text that misses its
+    pattern is shown by the first line of it that misses the same line of the pattern.
     """
+    if _holds_pattern(expected):
+        where, expected_leaf, actual_leaf = _mismatch(expected, actual, "")
+        lines = [f"  at {where}:"] if where else []
+        if is_text_pattern(expected_leaf):
+            return lines + _pattern_difference(expected_leaf["text_pattern"], actual_leaf)
+        if where:
+            return lines + ["  " + line for line in describe_difference(expected_leaf, actual_leaf)]
     expected_text, actual_text = _as_text(expected), _as_text(actual)
     if expected_text is None or actual_text is None:
         expected_text = json.dumps(expected, ensure_ascii=False, sort_keys=True)
@@ -110,3 +125,67 @@ def _first_difference(left: str, right: str) -> int:
         if a != b:
             return index
     return min(len(left), len(right))
+
+
+def _holds_pattern(value: Any) -> bool:
+    if is_text_pattern(value):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_pattern(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_pattern(item) for item in value)
+    return False
+
+
+def _mismatch(expected: Any, actual: Any, where: str) -> tuple[str, Any, Any]:
+    """The JSON Pointer of the first member of ``actual`` that differs, and both values."""
+    if (
+        isinstance(expected, dict)
+        and not is_text_pattern(expected)
+        and isinstance(actual, dict)
+        and expected.keys() == actual.keys()
+    ):
+        for key in expected:
+            if not json_equal(expected[key], actual[key]):
+                return _mismatch(expected[key], actual[key], f"{where}/{key}")
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        for index, (item, other) in enumerate(zip(expected, actual, strict=True)):
+            if not json_equal(item, other):
+                return _mismatch(item, other, f"{where}/{index}")
+    return where, expected, actual
+
+
+def _pattern_difference(pattern: str, actual: Any) -> list[str]:
+    """Which line of the text misses which line of the pattern, when both have lines;
+    both whole otherwise."""
+    text = _as_text(actual)
+    if text is None:
+        return [
+            f"  expected: a text matching {abridge(pattern, 300)}",
+            f"  actual:   {abridge(actual)}",
+        ]
+    parts, lines = pattern.split("\n"), text.split("\n")
+    try:
+        compiled = [re.compile(part) for part in parts]
+    except re.error:
+        compiled = []
+    if compiled:
+        for number, (part, line) in enumerate(zip(compiled, lines, strict=False), 1):
+            if part.fullmatch(line) is None:
+                return [
+                    f"  line {number} of the text does not match line {number} of the pattern:",
+                    f"  pattern:  {abridge(parts[number - 1], 300)}",
+                    f"  text:     {abridge(line, 300)}",
+                ]
+        if len(parts) != len(lines):
+            return [
+                f"  the pattern has {len(parts)} lines, the text {len(lines)}; the first "
+                f"{min(len(parts), len(lines))} match",
+                f"  pattern:  {abridge(pattern, 300)}",
+                f"  text:     {abridge(text, 300)}",
+            ]
+    return [
+        "  the text does not match the pattern:",
+        f"  pattern:  {abridge(pattern, 300)}",
+        f"  text:     {abridge(text, 300)}",
+    ]
