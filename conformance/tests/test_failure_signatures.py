@@ -181,7 +181,8 @@ def test_rewriting_gives_signatures_to_entries_that_had_none(
 ) -> None:
     listed = tmp_path / "x.toml"
     listed.write_text(
-        '[[expected_failure]]\ncase = "demo/echo/bang-one"\nreason = "kept"\n', encoding="utf-8"
+        '# Our port.\n\n[[expected_failure]]\ncase = "demo/echo/bang-one"\nreason = "kept"\n',
+        encoding="utf-8",
     )
     refused = memspec_cli(
         "run", "--adapter", fake_cmd("wrong"), "--expectations", str(listed), env=demo_env
@@ -200,6 +201,7 @@ def test_rewriting_gives_signatures_to_entries_that_had_none(
         str(listed),
         env=demo_env,
     )
+    assert listed.read_text(encoding="utf-8").startswith("# Our port.\n\n[[expected_failure]]")
     entries = {entry["case"]: entry for entry in _entries(listed)}
     assert entries["demo/echo/bang-one"] == {
         "case": "demo/echo/bang-one",

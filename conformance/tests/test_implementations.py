@@ -8,10 +8,11 @@ named row must exist under the case's profile, and must list the case among the 
 show it.
 
 The reports come from ``.ci/implementations``, which installs each implementation and runs
-its profile with its expectations file. ``.ci/run`` runs it before the tests and sets
-``MEMSPEC_IMPLEMENTATION_REPORTS`` to the folder of the reports; with the variable set, a
-missing report fails. Without it (a developer's run of ``pytest``), the reports are looked
-for in ``build/implementations/reports``, where ``.ci/implementations`` writes them, and an
+its profile with its expectations file, as root and (a ``cmd:`` adapter) as uid 65534.
+``.ci/run`` runs it before the tests and sets ``MEMSPEC_IMPLEMENTATION_REPORTS`` to the
+folder of the reports; with the variable set, a missing report fails. Without it (a
+developer's run of ``pytest``), the reports are looked for in
+``build/implementations/reports``, where ``.ci/implementations`` writes them, and an
 implementation with no report there is skipped with a ``host:`` reason that says how to
 make one. The expectations files are checked either way.
 """
@@ -74,7 +75,10 @@ def reason_problems(case_id: str, reason: str, entries: dict[str, Entry] = ENTRI
 
 
 def _expectations(name: str) -> dict[str, str]:
-    return load_expectations(IMPLEMENTATIONS / name / EXPECTATIONS)
+    return {
+        case: e.reason
+        for case, e in load_expectations(IMPLEMENTATIONS / name / EXPECTATIONS).items()
+    }
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -88,12 +92,17 @@ def test_every_expected_failure_names_a_recorded_row_that_shows_it(name: str) ->
     assert problems == []
 
 
-def _report(name: str) -> list[dict[str, Any]]:
+RUN_AS_NOBODY = {"anthropic-typescript", "hermes-agent", "toolnexus-python"}
+"""The implementations (their adapters are cmd: ones) that .ci/implementations also runs
+as uid 65534, their reports in reports/nobody/."""
+
+
+def _report(name: str, way: str) -> list[dict[str, Any]]:
     configured = os.environ.get(REPORTS_VARIABLE)
-    path = Path(configured or DEFAULT_REPORTS) / f"{name}.jsonl"
+    path = Path(configured or DEFAULT_REPORTS) / way / f"{name}.jsonl"
     if not path.is_file():
         if configured:
-            pytest.fail(f"{REPORTS_VARIABLE}={configured}: no report {path.name} there")
+            pytest.fail(f"{REPORTS_VARIABLE}={configured}: no report {way}/{path.name} there")
         pytest.skip(
             f"host: no report of {name} in {DEFAULT_REPORTS.relative_to(REPO)}; "
             "run .ci/implementations to install the implementations and make their reports"
@@ -102,31 +111,39 @@ def _report(name: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_report_fails_exactly_the_expected_cases(name: str) -> None:
-    lines = _report(name)
-    header, records, footer = lines[0], lines[1:-1], lines[-1]
-    assert header.get("type") == "header" and footer.get("type") == "footer"
-    assert header["implementation"]["name"] == name
-    assert not footer.get("interrupted") and not footer.get("adapter_broken"), footer
-    failing = [
-        f"{r['id']}: {r['outcome']}: {r['message'][:300]}"
-        for r in records
-        if r["outcome"] in _FAILING
-    ]
-    assert failing == []
-    xfailed = {r["id"] for r in records if r["outcome"] == "xfailed"}
-    # A case the host skipped (one that needs a non-root user, in a run as root) keeps its
-    # entry for the runs that can hold it, as memspec run itself allows.
-    host_skipped = {
-        r["id"]
-        for r in records
-        if r["outcome"] == "skipped" and r.get("message", "").startswith("host:")
-    }
-    assert xfailed == set(_expectations(name)) - host_skipped
-    profiles = {r["profile"] for r in records}
-    current = {case.id for case in load_cases(profiles=profiles)}
-    stale = sorted(current - {r["id"] for r in records})
-    assert stale == [], f"the report predates these cases: rerun .ci/implementations ({stale[:5]})"
+def test_the_reports_fail_exactly_the_expected_cases(name: str) -> None:
+    """As root and as uid 65534, nothing fails unexpectedly, and between them the two
+    runs fail every listed case (a case that needs a non-root user runs only in one)."""
+    xfailed: set[str] = set()
+    host_skipped: set[str] | None = None
+    for way in ("", "nobody") if name in RUN_AS_NOBODY else ("",):
+        lines = _report(name, way)
+        header, records, footer = lines[0], lines[1:-1], lines[-1]
+        assert header.get("type") == "header" and footer.get("type") == "footer"
+        assert header["implementation"]["name"] == name
+        assert not footer.get("interrupted") and not footer.get("adapter_broken"), footer
+        failing = [
+            f"{way or 'root'}: {r['id']}: {r['outcome']}: {r['message'][:300]}"
+            for r in records
+            if r["outcome"] in _FAILING
+        ]
+        assert failing == []
+        xfailed |= {r["id"] for r in records if r["outcome"] == "xfailed"}
+        # A case this host skips in every run (one that needs a non-root user, in an
+        # in-process run, which stays root) keeps its entry for the runs that can hold it.
+        skipped = {
+            r["id"]
+            for r in records
+            if r["outcome"] == "skipped" and r.get("message", "").startswith("host:")
+        }
+        host_skipped = skipped if host_skipped is None else host_skipped & skipped
+        profiles = {r["profile"] for r in records}
+        current = {case.id for case in load_cases(profiles=profiles)}
+        stale = sorted(current - {r["id"] for r in records})
+        assert stale == [], (
+            f"the report predates these cases: rerun .ci/implementations ({stale[:5]})"
+        )
+    assert xfailed == set(_expectations(name)) - (host_skipped or set())
 
 
 PAGE = """# Divergences

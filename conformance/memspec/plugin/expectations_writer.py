@@ -15,6 +15,7 @@ from memspec.reports.report import CaseRecord
 __all__ = ["rewritten_entries", "stale_entries", "write_run_expectations"]
 
 _STILL_FAILING = ("failed", "error", "xfailed")
+HARNESS_FAULT = ("harness fault",)
 
 
 def stale_entries(expectations: Mapping[str, Expected]) -> list[str]:
@@ -40,6 +41,8 @@ def rewritten_entries(
     }
     for record in records.values():
         old = previous.get(record.id)
+        if record.signature == HARNESS_FAULT:
+            continue  # the harness's own bug, never the implementation's expected failure
         if record.outcome in _STILL_FAILING:
             entries[record.id] = Expected(
                 old.reason if old else "", record.signature or (record.outcome,)
@@ -51,14 +54,30 @@ def rewritten_entries(
 
 def write_run_expectations(state: RunState) -> None:
     """Write the rewritten entries to ``--write-expectations``; a new entry gets a
-    placeholder reason."""
+    placeholder reason. The comment at the top of a file rewritten in place is kept."""
     implementation = state.implementation or {}
-    write_expectations(
-        Path(state.write_expectations_path),
-        rewritten_entries(state.expectations, state.records, suite_case_ids()),
-        header=(
-            f"Expected failures of {implementation.get('name', 'unknown')} "
-            f"{implementation.get('version', '')}, written by memspec run --write-expectations.\n"
-            "Strict: a listed case that passes fails the run until its entry is removed."
-        ),
+    path = Path(state.write_expectations_path)
+    header = _kept_header(path) or (
+        f"Expected failures of {implementation.get('name', 'unknown')} "
+        f"{implementation.get('version', '')}, written by memspec run --write-expectations.\n"
+        "Strict: a listed case that passes, or fails in another way, fails the run until "
+        "its entry changes."
     )
+    write_expectations(
+        path,
+        rewritten_entries(state.expectations, state.records, suite_case_ids()),
+        header=header,
+    )
+
+
+def _kept_header(path: Path) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    kept = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        kept.append(line[2:] if line.startswith("# ") else line[1:])
+    return "\n".join(kept)

@@ -39,6 +39,7 @@ from memspec.exceptions import (
     ProtocolViolation,
 )
 from memspec.judge.messages import abridge
+from memspec.plugin.expectations_writer import HARNESS_FAULT
 from memspec.plugin.export_failures import export_failure
 from memspec.plugin.run_state import STATE, RunState
 from memspec.run.calls import Call, CaseStopped, recent_calls
@@ -147,7 +148,7 @@ def _verdict(
     fault = _fault_in(error)
     if report.when == "call" and _harness_fault(kind, error, fault):
         assert error is not None
-        return Verdict("error", _harness_message(case_id, error), ("harness fault",))
+        return Verdict("error", _harness_message(case_id, error), HARNESS_FAULT)
     if report.skipped:
         if not expected_failure:
             return Verdict("skipped", _skip_reason(report))
