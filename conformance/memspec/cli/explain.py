@@ -113,7 +113,10 @@ def explain(target: str) -> list[str]:
                     f"{case.id} failed in turn",
                     *explain(case.id),
                 ]
-    raise UsageError(f"no requirement or case with id {target!r}")
+    raise UsageError(
+        f"no requirement, case or op {target!r} (an op such as memories.call has an "
+        "op schema; see memspec coverage for requirement ids)"
+    )
 
 
 def _requirement_lines(view: RequirementView) -> list[str]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from memspec.corpus.cases import Case, Expectation, Race
 from memspec.corpus.tokens import for_worker
 from memspec.exceptions import CaseFailure, HostLimitation
+from memspec.judge.messages import abridge
 from memspec.run.trees import read_tree, tree_changes
 from memspec.wire.adapters import Response
 
@@ -213,7 +214,7 @@ def judge_any(
     reply = response.result if not response.is_error else f"error {response.error_kind!r}"
     raise fail(
         f"a reply during the race is none of the {len(expectations)} the step allows",
-        [f"  actual: {str(reply)[:300]}"],
+        [f"  actual: {abridge(reply, 300)}"],
     )
 
 
