@@ -7,7 +7,7 @@ import errno
 import fcntl
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from fakes import start_reply
 
@@ -116,3 +116,19 @@ class Unlocked(FileOps):
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(old + line + "\n")
         return "ok"
+
+
+class LosesALineInItsThirdTree(FileOps):
+    """Flawed, but rarely seen: ``demo.append`` keeps every line in the first two trees
+    it is handed and drops one in the third, as a lost update that only some
+    interleavings bring about would."""
+
+    name = "loses-a-line-late"
+    trees: ClassVar[set[str]] = set()
+
+    def append(self, path: str, line: str) -> str:
+        trees = LosesALineInItsThirdTree.trees
+        trees.add(os.path.dirname(path))
+        if len(trees) == 3 and line.startswith("w0-"):
+            return "ok"
+        return super().append(path, line)

@@ -100,3 +100,31 @@ class LeaksHostPaths(SafeWriter):
 
     def tool(self, root: str, path: str) -> dict[str, Any]:
         return {"content": f"ENOENT: no such file, open '{root}{path}'", "is_error": True}
+
+
+class GivenAwayLate(CheckThenWrite):
+    """Flawed, but rarely seen: sound for its first ``SOUND_SENDS`` calls of
+    ``demo.put_in``, then checks and writes by path as ``CheckThenWrite`` does. Every call
+    is counted in ``calls``."""
+
+    name = "given-away-late"
+    SOUND_SENDS = 150
+    calls = 0
+
+    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+        GivenAwayLate.calls += 1
+        if GivenAwayLate.calls <= self.SOUND_SENDS:
+            return SafeWriter.put_in(self, root, dir, name, text)
+        return super().put_in(root, dir, name, text)
+
+
+class SlowSafeWriter(SafeWriter):
+    """Correct, and slow: each ``demo.put_in`` takes 50 ms; every call is counted."""
+
+    name = "slow-safe-writer"
+    calls = 0
+
+    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+        SlowSafeWriter.calls += 1
+        time.sleep(0.05)
+        return super().put_in(root, dir, name, text)

@@ -255,3 +255,21 @@ def test_tree_ignore_and_lines_any_order_compare_as_documented() -> None:
         "a: 1 line(s) missing, e.g. 'x'",
         "a: 1 unexpected line(s), e.g. 'y'",
     ]
+
+
+def test_a_concurrent_case_runs_in_fresh_trees_until_a_round_catches_the_flaw(fake: Any) -> None:
+    from file_fakes import LosesALineInItsThirdTree
+
+    from memspec.run.runner import CONCURRENCY_ROUNDS, concurrency_rounds
+
+    subject = _appends(2, 2, result="ok")
+    assert concurrency_rounds(subject) == CONCURRENCY_ROUNDS >= 3
+    LosesALineInItsThirdTree.trees = set()
+    with pytest.raises(CaseFailure, match=r"round 3: the 2 before passed"):
+        run_case(subject, fake("LosesALineInItsThirdTree"))
+
+
+def test_a_case_without_concurrency_or_readers_runs_once() -> None:
+    from memspec.run.runner import concurrency_rounds
+
+    assert concurrency_rounds(_put()) == 1

@@ -221,3 +221,12 @@ def test_the_python_sdk_adapters_pin_the_same_packages() -> None:
         for name in ("anthropic-python", "anthropic-python-async")
     )
     assert sync == asynchronous
+
+
+def test_each_implementation_is_run_once_a_missed_race_is_never_retried() -> None:
+    """A race or concurrency case spends its budget in one run (``memspec.run.runner``,
+    ``memspec.run.race``): a gate that retries what it missed fails by chance."""
+    script = (REPO / ".ci" / "implementations").read_text(encoding="utf-8")
+    run = script[script.index("\nrun() {") : script.index("\n}\n", script.index("\nrun() {"))]
+    assert run.count('"$memspec" run') == 1
+    assert not re.search(r"\bfor attempt\b|races_missed|again", script)

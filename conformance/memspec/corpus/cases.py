@@ -75,12 +75,15 @@ class Concurrency:
 
 @dataclass(frozen=True)
 class Race:
-    """Send a step ``repeat`` times while the harness swaps the directory ``swap`` for a link
-    to the directory ``outside`` (both relative to the root), over and over."""
+    """Send a step while the harness swaps the directory ``swap`` for a link to the
+    directory ``outside`` (both relative to the root), over and over, until a reply or
+    what lies outside gives the op away, or the budget is spent: ``repeat`` sends or
+    ``seconds`` of racing, whichever comes first."""
 
     swap: str
     outside: str
     repeat: int = 50
+    seconds: float = 10.0
 
 
 @dataclass(frozen=True)

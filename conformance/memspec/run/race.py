@@ -1,15 +1,18 @@
 """The racer: a directory of the case's tree swapped for a link out of it, over and over.
 
-A step with ``race`` is sent ``repeat`` times while a thread of the harness exchanges the
+A step with ``race`` is sent over and over while a process of the harness exchanges the
 directory ``swap`` with a symbolic link to the directory ``outside`` (both relative to the
 root; the link holds the absolute path), using ``renameat2(RENAME_EXCHANGE)`` so that the
-name is at every instant either the directory or the link. When the replies are in, the
-directory is put back and the tree below ``outside`` must be exactly as it was: an
-implementation that checks a path and then uses it by path again is caught writing,
-renaming or deleting there. Every reply must match one of the step's ``any_of``
-expectations, which is how a read through the link is caught. ``${ITERATION}`` (0 to
-``repeat`` - 1) is substituted in the args and the expectations of each send, so that a
-command that works once per name (create, delete, rename) has a fresh name each time.
+name is at every instant either the directory or the link. After each send the tree below
+``outside`` must be exactly as it was: an implementation that checks a path and then uses
+it by path again is caught writing, renaming or deleting there. Every reply must match one
+of the step's ``any_of`` expectations, which is how a read through the link is caught. The
+race ends at the first send that gives the op away, or when its budget is spent (``repeat``
+sends or ``seconds`` of racing): a sound implementation spends the whole budget, which is
+sized so that a vulnerable one is caught in every run (``benchmarks/race_catch_rate.py``).
+``${ITERATION}`` (0 to ``repeat`` - 1) is substituted in the args and the expectations of
+each send, so that a command that works once per name (create, delete, rename) has a fresh
+name each time.
 """
 
 from __future__ import annotations
@@ -153,10 +156,11 @@ def run_race(
     send: Callable[[int], Response],
     judge: Callable[[int, Response], None],
     fail: Callable[[str, list[str]], CaseFailure],
-) -> None:
-    """Send the step ``race.repeat`` times under the racer (``send(i)`` for the i-th
-    time); raise CaseFailure when anything below ``race.outside`` changed or a reply is
-    not one the step allows."""
+) -> int:
+    """Send the step under the racer (``send(i)`` for the i-th time) until it gives the op
+    away or the budget is spent (``race.repeat`` sends, ``race.seconds`` of racing); raise
+    CaseFailure when anything below ``race.outside`` changed or a reply is not one the
+    step allows. Return how many sends it took."""
     exchange = _exchange()
     if exchange is None:
         raise HostLimitation("host: the racer needs renameat2 with RENAME_EXCHANGE (Linux)")
@@ -167,24 +171,34 @@ def run_race(
     link = directory.with_name(f".{directory.name}{RACER_SUFFIX}")
     os.symlink(str(outside), link)
     racer = _Racer(str(link), str(directory))
-    replies: list[Response] = []
+    deadline = time.monotonic() + race.seconds
+    sent = 0
+    changes: list[str] = []
     try:
+        # Each reply is judged as it comes, so that a vulnerable op ends the race at the
+        # send that gives it away and a sound one spends the whole budget.
         for iteration in range(race.repeat):
             racer.moved_on()
-            replies.append(send(iteration))
+            reply = send(iteration)
+            sent += 1
+            changes = tree_changes(before, read_tree(outside))
+            if changes:
+                break
+            judge(iteration, reply)
+            if time.monotonic() >= deadline:
+                break
     finally:
         racer.finish(exchange)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(link)
-    changes = tree_changes(before, read_tree(outside))
     if changes:
         raise fail(
             f"while a racer swapped {race.swap} for a link to {race.outside} "
-            f"({racer.swaps} swaps, {race.repeat} calls), the op changed what lies outside",
+            f"({racer.swaps} swaps), send {sent} of at most {race.repeat} "
+            "changed what lies outside",
             [f"  {change}" for change in changes[:10]],
         )
-    for iteration, reply in enumerate(replies):
-        judge(iteration, reply)
+    return sent
 
 
 def with_iteration(expectation: Expectation, iteration: int) -> Expectation:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +36,11 @@ from memspec.run.trees import (
 from memspec.wire.adapters import Adapter, Response
 
 __all__ = [
+    "CONCURRENCY_ROUNDS",
+    "CONCURRENCY_SECONDS",
     "CRASH_POINTS_AT_MOST",
     "case_tree",
+    "concurrency_rounds",
     "crash_point_steps",
     "not_claimed_reason",
     "run_case",
@@ -44,6 +48,8 @@ __all__ = [
 ]
 
 CRASH_POINTS_AT_MOST = 10_000
+CONCURRENCY_ROUNDS = 4
+CONCURRENCY_SECONDS = 20.0
 
 
 def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
@@ -450,12 +456,36 @@ def _captured(
     return captured(step, response, fail)
 
 
+def concurrency_rounds(case: Case) -> int:
+    """How many times at most a case is run in a fresh tree: ``CONCURRENCY_ROUNDS`` for
+    one whose verdict hangs on how threads interleave (a concurrent step, readers beside
+    a step), once for any other."""
+    timed = any(step.concurrent is not None or step.readers is not None for step in case.steps)
+    return CONCURRENCY_ROUNDS if timed else 1
+
+
 def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
-    """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss."""
-    with case_tree(case, adapter, base) as workdir:
-        context = _Context(case, str(workdir))
-        for index in range(len(case.steps)):
-            _run_step(context, adapter, workdir, index)
+    """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss.
+
+    A case with a concurrent step or readers is run again, each time in a fresh tree,
+    until a round fails or the budget is spent (``concurrency_rounds`` rounds, or
+    ``CONCURRENCY_SECONDS`` once a round has ended)."""
+    rounds = concurrency_rounds(case)
+    deadline = time.monotonic() + CONCURRENCY_SECONDS
+    for number in range(1, rounds + 1):
+        try:
+            with case_tree(case, adapter, base) as workdir:
+                context = _Context(case, str(workdir))
+                for index in range(len(case.steps)):
+                    _run_step(context, adapter, workdir, index)
+        except CaseFailure as exc:
+            if number == 1:
+                raise
+            raise CaseFailure(
+                f"{exc}\n  (round {number}: the {number - 1} before passed)", exc.signature
+            ) from exc
+        if time.monotonic() >= deadline:
+            return
 
 
 def _crash_reruns(context: _Context, step: Step, workdir: Path) -> tuple[str, ...]:
