@@ -4,7 +4,8 @@ the scratch folder of a property or a snapshot.
 The folder is a fresh temporary directory (symlinks in its path resolved). It holds
 what the caller puts in it, is handed to the ``--tree-owner`` user before the adapter
 sees it, so that modes bind the adapter as they bind an owner, and is removed afterwards
-whatever modes the adapter left behind.
+whatever modes the adapter left behind, without following any link. An adapter that put
+something else in the folder's place fails the case.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-from memspec.run.trees import hand_over, remove_tree
+from memspec.exceptions import CaseFailure
+from memspec.run.trees import hand_over, remove_tree, replaced_root
 from memspec.wire.adapters import Adapter
 
 __all__ = ["scratch_folder"]
@@ -42,5 +44,8 @@ def scratch_folder(
         if adapter.tree_owner is not None:
             hand_over(folder, adapter.tree_owner)
         yield folder
+        replaced = replaced_root(folder)
+        if replaced is not None:
+            raise CaseFailure(f"the adapter replaced the folder of the case with {replaced}")
     finally:
         remove_tree(folder)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import fnmatch
 import functools
 import os
-import shutil
 import socket
 import stat
 import tempfile
@@ -18,7 +18,7 @@ from typing import Any
 
 from memspec.corpus.compare import text_matches_pattern
 from memspec.corpus.tokens import substitute, substitute_tree
-from memspec.exceptions import HostLimitation
+from memspec.exceptions import CaseFailure, HostLimitation
 from memspec.judge.messages import abridge, describe_difference
 from memspec.wire.instants import parse_instant
 
@@ -31,6 +31,7 @@ __all__ = [
     "materialise",
     "read_tree",
     "remove_tree",
+    "replaced_root",
     "tmp_case_sensitive",
     "tree_changes",
 ]
@@ -123,45 +124,97 @@ class Entry:
     target: str = ""
 
 
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_LARGEST_COMPARED = 1 << 20
+
+
+def replaced_root(root: Path) -> str | None:
+    """What stands in the place of the directory ``root`` when something else does (a
+    symbolic link an adapter put there, say), described; None while it is a directory."""
+    try:
+        info = os.lstat(root)
+    except FileNotFoundError:
+        return "nothing"
+    if stat.S_ISLNK(info.st_mode):
+        return f"a symbolic link to {os.readlink(root)!r}"
+    return None if stat.S_ISDIR(info.st_mode) else "something that is not a directory"
+
+
 def read_tree(root: Path) -> dict[str, Entry]:
-    """Every path below ``root`` without following symlinks, keyed by '/'-separated path."""
+    """Every path below ``root``, keyed by '/'-separated path. Nothing is followed: each
+    directory is opened from its parent's descriptor without following a link, so a
+    link swapped in anywhere, the root included, is read as the link it is. Raises
+    CaseFailure when ``root`` itself is no longer a directory."""
     found: dict[str, Entry] = {}
-
-    def visit(directory: Path, prefix: str) -> None:
-        try:
-            names = sorted(os.listdir(directory))
-        except OSError:
-            return
-        for name in names:
-            path = directory / name
-            relative = prefix + name
-            info = os.lstat(path)
-            mode = stat.S_IMODE(info.st_mode)
-            if stat.S_ISLNK(info.st_mode):
-                found[relative] = Entry("symlink", mode, info.st_mtime_ns, target=os.readlink(path))
-            elif stat.S_ISDIR(info.st_mode):
-                found[relative] = Entry("dir", mode, info.st_mtime_ns)
-                visit(path, relative + "/")
-            elif stat.S_ISREG(info.st_mode):
-                found[relative] = Entry("file", mode, info.st_mtime_ns, content=_read(path))
-            elif stat.S_ISSOCK(info.st_mode):
-                found[relative] = Entry("socket", mode, info.st_mtime_ns)
-            elif stat.S_ISFIFO(info.st_mode):
-                found[relative] = Entry("fifo", mode, info.st_mtime_ns)
-            else:
-                found[relative] = Entry("other", mode, info.st_mtime_ns)
-
-    visit(root, "")
+    replaced = replaced_root(root)
+    if replaced is not None:
+        raise CaseFailure(f"the directory {root} was replaced by {replaced}")
+    try:
+        fd = os.open(root, _DIRECTORY)
+    except OSError:
+        return found
+    try:
+        _visit(fd, "", found)
+    finally:
+        os.close(fd)
     return found
 
 
-def _read(path: Path) -> bytes:
-    if os.path.getsize(path) > 1 << 20:
-        return b"<larger than 1 MiB: not compared>"
+def _visit(fd: int, prefix: str, found: dict[str, Entry]) -> None:
     try:
-        return path.read_bytes()
+        names = sorted(os.listdir(fd))
+    except OSError:
+        return
+    for name in names:
+        relative = prefix + name
+        try:
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:  # gone since the listing
+            continue
+        mode = stat.S_IMODE(info.st_mode)
+        if stat.S_ISLNK(info.st_mode):
+            found[relative] = Entry(
+                "symlink", mode, info.st_mtime_ns, target=os.readlink(name, dir_fd=fd)
+            )
+        elif stat.S_ISDIR(info.st_mode):
+            found[relative] = Entry("dir", mode, info.st_mtime_ns)
+            try:
+                inner = os.open(name, _DIRECTORY, dir_fd=fd)
+            except OSError:
+                continue
+            try:
+                _visit(inner, relative + "/", found)
+            finally:
+                os.close(inner)
+        elif stat.S_ISREG(info.st_mode):
+            found[relative] = Entry("file", mode, info.st_mtime_ns, content=_read(fd, name))
+        elif stat.S_ISSOCK(info.st_mode):
+            found[relative] = Entry("socket", mode, info.st_mtime_ns)
+        elif stat.S_ISFIFO(info.st_mode):
+            found[relative] = Entry("fifo", mode, info.st_mtime_ns)
+        else:
+            found[relative] = Entry("other", mode, info.st_mtime_ns)
+
+
+def _read(directory: int, name: str) -> bytes:
+    try:
+        fd = os.open(name, _FILE, dir_fd=directory)
     except OSError:
         return b"<unreadable>"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"<unreadable>"
+        if os.fstat(fd).st_size > _LARGEST_COMPARED:
+            return b"<larger than 1 MiB: not compared>"
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b"<unreadable>"
+    finally:
+        os.close(fd)
 
 
 def ignored(path: str, patterns: tuple[str, ...]) -> bool:
@@ -313,14 +366,56 @@ def _compare_lines(path: str, wanted: list[str], content: bytes) -> list[str]:
 
 
 def remove_tree(root: Path) -> None:
-    """Delete ``root`` even where the case took permissions away."""
-    for directory, dirnames, _ in os.walk(root):
-        for name in dirnames:
-            path = os.path.join(directory, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o700)
-    os.chmod(root, 0o700)
-    shutil.rmtree(root, ignore_errors=True)
+    """Delete ``root`` even where the case took permissions away, without following a
+    link anywhere: a link in the root's place, or below it, is removed as a link, and
+    only directories of the tree itself are made writable on the way."""
+    try:
+        info = os.lstat(root)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(root)
+        return
+    parent = os.open(root.parent, _DIRECTORY)
+    try:
+        _remove_directory(parent, root.name)
+    finally:
+        os.close(parent)
+
+
+def _remove_directory(parent: int, name: str) -> None:
+    """Empty and remove the directory ``name`` of ``parent``, if it is one."""
+    with contextlib.suppress(OSError):
+        fd = _open_writable(parent, name)
+        try:
+            for inner in os.listdir(fd):
+                try:
+                    kind = os.stat(inner, dir_fd=fd, follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISDIR(kind):
+                    _remove_directory(fd, inner)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(inner, dir_fd=fd)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=parent)
+
+
+def _open_writable(parent: int, name: str) -> int:
+    """The directory ``name`` of ``parent`` (never a link), made 0700 and opened.
+
+    It is first opened as a place only (``O_PATH``, which needs no permission on it) and
+    its mode changed through that descriptor, so that a link put in its place between a
+    look and the change is never followed."""
+    place = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    try:
+        os.chmod(f"/proc/self/fd/{place}", 0o700)
+        return os.open(".", _DIRECTORY, dir_fd=place)
+    finally:
+        os.close(place)
 
 
 @functools.cache
