@@ -12,9 +12,14 @@ by following ``$ref``, ``properties``, ``items``, ``additionalProperties``, ``an
 ``""`` for the whole result). Path text an op only computes with (``path-text``), ids,
 JSON pointers, file contents and the environment are not paths.
 
-Every absolute path of a case lies below ``${ROOT}`` once cleaned lexically; a symlink
+Every absolute path of a case lies below ``${ROOT}`` once cleaned lexically, and so does
+every path the harness itself makes or reads relative to the root (a tree key, a race's
+directories, a held lock, a readers' file); a symlink
 target may also be one of ``DEVICES``, which a case names on purpose and which no write
-can harm. Relative and empty paths are left alone: cases test them on purpose. A path
+can harm. Relative and empty arguments are left alone: cases test them on purpose (an adapter
+runs in an empty working directory of the run, ``memspec.wire.adapters``). ``load_case``
+refuses a fixture with any of these problems, so ``run`` never executes what ``lint``
+refuses. A path
 that starts with a captured value (``${NAME}``) is not known to lie below ``${ROOT}``
 and is refused.
 """
@@ -182,7 +187,17 @@ def _target_leaves_root(link: str, target: str) -> bool:
     return not _inside(posixpath.join(_PLACEHOLDER_ROOT, posixpath.dirname(link), held))
 
 
+def _relative_leaves_root(relative: str) -> bool:
+    """Whether a path the harness makes or reads relative to the root (a tree key, a
+    race's directories, a held lock, a readers' file) names a place outside it."""
+    held = _placeheld(relative)
+    return held.startswith("/") or not _inside(posixpath.join(_PLACEHOLDER_ROOT, held))
+
+
 def _tree_problems(tree: Mapping[str, Any], where: str) -> Iterator[str]:
+    for key in sorted(tree):
+        if _relative_leaves_root(key):
+            yield f"{where}: key {key!r} is outside ${{ROOT}}"
     for link, spec in sorted(tree.items()):
         target = spec.get("symlink") if isinstance(spec, Mapping) else None
         if isinstance(target, str) and _target_leaves_root(link, target):
@@ -209,6 +224,15 @@ def case_path_problems(case: Case, table: Mapping[str, OpPaths] | None = None) -
     for number, step in enumerate(case.steps, 1):
         declared = table.get(step.op, OpPaths())
         where = f"step {number} ({step.op})"
+        places = {
+            "race swap": step.race.swap if step.race else None,
+            "race outside": step.race.outside if step.race else None,
+            "hold_lock path": step.hold_lock.path if step.hold_lock else None,
+            "readers path": step.readers.path if step.readers else None,
+        }
+        for name, place in places.items():
+            if place is not None and _relative_leaves_root(place):
+                problems.append(f"{where}: {name} {place!r} is outside ${{ROOT}}")
         for selector in declared.args:
             for value in select(step.args, selector):
                 if isinstance(value, str) and leaves_root(value):

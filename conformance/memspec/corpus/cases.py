@@ -211,7 +211,8 @@ def _observations(raw: Any) -> tuple[Observation, ...]:
 
 
 def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
-    """Read one fixture file, check it against the schema and its id against its path.
+    """Read one fixture file, check it against the schema, its id against its path, and
+    that no path of it leaves ``${ROOT}`` (``memspec.corpus.case_paths``, as ``lint`` does).
 
     ``valid`` holds digests of files already found valid against this schema; a file
     whose digest is there is not validated again, and a newly valid one is added.
@@ -231,7 +232,13 @@ def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
         raise FixtureError(f"{path}: id {data['id']!r} does not match its path {expected_id!r}")
-    return case_from_json(data, path)
+    case = case_from_json(data, path)
+    from memspec.corpus.case_paths import case_path_problems  # it reads cases' types
+
+    escapes = case_path_problems(case)
+    if escapes:
+        raise FixtureError(f"{path}: {escapes[0]}")
+    return case
 
 
 def fixture_files(root: Path) -> list[Path]:
