@@ -7,12 +7,16 @@ whose ``value`` starts with ``!``: ``good`` (never), ``crash`` (exits), ``hang``
 ``bad-start`` (refuses the handshake), ``old-protocol`` (claims protocol 0.1.0),
 ``hostile`` (answers text no report format can carry as it is: a lone surrogate, NUL,
 escape and other control characters), ``huge`` (answers 50 MB), ``slow-start`` (takes
-2 s to answer ``start``, as a framework that is slow to import does).
+2 s to answer ``start``, as a framework that is slow to import does), ``orphan`` (forks a
+child that keeps stdout open and sleeps, its pid written to the file named by
+``MEMSPEC_FAKE_PIDS``, then writes to stderr and exits 7), ``relative`` (writes
+``home/MEMORY.md`` relative to its working directory, then answers correctly).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -44,6 +48,19 @@ def answer(message: dict, mode: str) -> dict | str | None:
     if isinstance(value, str) and value.startswith("!"):
         if mode == "crash":
             sys.exit(7)
+        if mode == "orphan":
+            child = os.fork()
+            if child == 0:
+                time.sleep(3600)
+                os._exit(0)
+            with open(os.environ["MEMSPEC_FAKE_PIDS"], "a", encoding="ascii") as pids:
+                pids.write(f"{child}\n")
+            print("the leader leaves its child behind", file=sys.stderr, flush=True)
+            sys.exit(7)
+        if mode == "relative":
+            os.makedirs("home", exist_ok=True)
+            with open("home/MEMORY.md", "w", encoding="utf-8") as handle:
+                handle.write("written where the adapter was started\n")
         if mode == "hang":
             time.sleep(3600)
         if mode == "garbage":

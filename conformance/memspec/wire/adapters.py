@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import json
@@ -19,6 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
@@ -111,6 +113,7 @@ class SubprocessConnection:
         description: str,
         env: Mapping[str, str] | None = None,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        cwd: str | None = None,
     ):
         self.description = description
         self.max_reply_bytes = max_reply_bytes
@@ -123,11 +126,18 @@ class SubprocessConnection:
                 stderr=self._stderr,
                 start_new_session=True,
                 env=dict(env) if env is not None else None,
+                cwd=cwd,
             )
         except OSError as exc:
             raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
         self._pending: list[bytes] = []
         self._pending_size = 0
+        # Readable once the leader has exited, so that a child of it that keeps stdout
+        # open cannot make a request wait for its timeout.
+        self._exited: int | None = None
+        with contextlib.suppress(OSError, AttributeError):
+            self._exited = os.pidfd_open(self._process.pid)
+        _LIVE.add(self)
 
     def stderr_tail(self, limit: int = 2000) -> str:
         self._stderr.seek(0, os.SEEK_END)
@@ -184,9 +194,14 @@ class SubprocessConnection:
             remaining = deadline - _real_clock()
             if remaining <= 0:
                 raise AdapterTimeout(f"no answer within {timeout_s:g} s")
-            ready, _, _ = select.select([fd], [], [], remaining)
+            watched = [fd] if self._exited is None else [fd, self._exited]
+            ready, _, _ = select.select(watched, [], [], remaining)
             if not ready:
                 continue
+            # The leader exited and nothing is left to read:
+            if fd not in ready and not select.select([fd], [], [], 0)[0]:
+                self._end_group()
+                raise AdapterCrashed(f"adapter exited ({self._wait_note()})")
             chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
                 raise AdapterCrashed(f"adapter exited ({self._wait_note()})")
@@ -198,13 +213,28 @@ class SubprocessConnection:
             self._process.wait(timeout=1)
         return self._exit_note()
 
-    def close(self) -> None:
+    def _end_group(self) -> None:
+        """Kill every process of the adapter: its process group and its session, which
+        outlive the leader when it leaves children behind."""
         process = self._process
         if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 process.kill()
+        for pid in {process.pid, *_members(process.pid)}:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if pid != process.pid:
+                    os.kill(pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        process = self._process
+        _LIVE.discard(self)
+        self._end_group()
+        if self._exited is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._exited)
+            self._exited = None
         for stream in (process.stdin, process.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -223,6 +253,34 @@ class SubprocessConnection:
 
 
 ConnectionFactory = Callable[[], Connection]
+
+_LIVE: weakref.WeakSet[SubprocessConnection] = weakref.WeakSet()
+
+
+@atexit.register
+def _end_every_adapter() -> None:
+    """No adapter process outlives memspec, whatever way the run ended."""
+    for connection in list(_LIVE):
+        with contextlib.suppress(Exception):
+            connection.close()
+
+
+def _members(session: int) -> list[int]:
+    """The processes whose session or process group is ``session`` (Linux ``/proc``;
+    none elsewhere, where the process group alone is ended)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    fields = handle.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 4 and session in (int(fields[2]), int(fields[3])):
+                found.append(int(name))
+    return found
 
 
 def reference_handler() -> Any:

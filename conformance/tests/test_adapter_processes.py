@@ -1,0 +1,73 @@
+"""A ``cmd:`` adapter whose leader exits is reported at once, with its exit status and
+stderr, and its process group and session are ended: no adapter process outlives memspec."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FAKE, fake_cmd
+
+from memspec.exceptions import AdapterCrashed
+from memspec.wire.adapters import Adapter
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _gone_soon(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def test_a_leader_that_exits_leaving_a_child_is_reported_at_once_and_the_child_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("MEMSPEC_FAKE_PIDS", str(pids))
+    adapter = Adapter(fake_cmd("orphan"), timeout_s=30)
+    try:
+        adapter.handshake  # noqa: B018
+        started = time.monotonic()
+        with pytest.raises(AdapterCrashed) as crashed:
+            adapter.call("demo.echo", {"value": "!go"})
+        assert time.monotonic() - started < 10  # not the 30 s of the timeout
+        assert "exit code 7" in str(crashed.value)
+        assert "the leader leaves its child behind" in str(crashed.value)
+        (child,) = map(int, pids.read_text().split())
+        assert _gone_soon(child)
+    finally:
+        adapter.close()
+
+
+def test_no_process_of_an_adapter_outlives_memspec(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from memspec.wire.adapters import Adapter;"
+        f"a = Adapter({f'cmd:{sys.executable} {FAKE} orphan'!r}, timeout_s=30); a.handshake;"
+        "import os, time, threading;"
+        # The leader leaves its child and the harness exits without closing the adapter.
+        "threading.Thread(target=lambda: a.call('demo.echo', {'value': '!go'}), daemon=True)"
+        ".start(); time.sleep(0.5 if os.path.exists(sys.argv[2]) else 3)"
+    )
+    environment = {**os.environ, "MEMSPEC_FAKE_PIDS": str(pids)}
+    subprocess.run(
+        [sys.executable, "-c", script, str(Path(__file__).parent), str(pids)],
+        env=environment,
+        check=True,
+        timeout=60,
+    )
+    (child,) = map(int, pids.read_text().split())
+    assert _gone_soon(child)
