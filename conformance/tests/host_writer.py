@@ -3,9 +3,9 @@ check that no case hands an adapter a place outside the run's temporary folders.
 
 It answers as the reference does, so that every step of every case, property and
 snapshot is reached; then, for each path argument of the request (the members its op
-schema types ``path``), it creates what is missing, parents
-included, and a marker file inside when the path is a directory, as an implementation
-that makes whatever it is pointed at would. Existing files are never changed. What it
+schema types ``path``; a relative one below its working directory), it creates what is
+missing, parents included, and a marker file inside when the path is a directory, as an
+implementation that makes whatever it is pointed at would. Existing files are never changed. What it
 creates inside the temporary folder (``tempfile.gettempdir()``, the run's) it removes
 again before it replies, so that the cases are judged on the reference's answers; what it
 creates anywhere else stays, for the check to find. Every created path is appended, as a
@@ -40,9 +40,9 @@ def _journal(created: list[Path]) -> None:
 def write_into(path: str) -> list[Path]:
     """Create ``path`` (as a directory, parents included) when nothing is there, and a
     marker inside it when it is a directory; the paths created, parents first."""
-    if not path.startswith("/") or "\0" in path:
+    if not path or "\0" in path:
         return []
-    target = Path(path)
+    target = Path(os.path.abspath(path))  # a relative path where the adapter runs
     missing = [p for p in (target, *target.parents) if not os.path.lexists(p)]
     created: list[Path] = []
     try:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FAKE, fake_cmd
@@ -71,3 +72,51 @@ def test_no_process_of_an_adapter_outlives_memspec(tmp_path: Path) -> None:
     )
     (child,) = map(int, pids.read_text().split())
     assert _gone_soon(child)
+
+
+def test_an_adapter_starts_in_an_empty_working_directory_and_what_it_writes_there_fails_the_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memspec.corpus.cases import case_from_json
+    from memspec.exceptions import CaseFailure
+    from memspec.run.runner import run_case
+
+    monkeypatch.chdir(tmp_path)  # where memspec was started
+
+    def echo(value: str) -> Any:
+        return case_from_json(
+            {
+                "id": "demo/harness/relative",
+                "description": "d",
+                "requirements": ["DEMO-ECHO-001"],
+                "op": "demo.echo",
+                "args": {"value": value},
+                "expect": {"result": value},
+            }
+        )
+
+    adapter = Adapter(fake_cmd("relative"), timeout_s=30)
+    try:
+        with pytest.raises(CaseFailure, match="changed its working directory") as caught:
+            run_case(echo("!x"), adapter)
+        assert "home/MEMORY.md: created" in str(caught.value)
+        run_case(echo("plain"), adapter)  # the directory was emptied for the next case
+    finally:
+        adapter.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_in_process_adapter_answers_in_the_same_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memspec.wire.adapters import InProcessConnection
+    from memspec.wire.working_directory import working_directory
+
+    class WhereAmI:
+        def handle(self, message: dict[str, object]) -> dict[str, object]:
+            return {"id": message["id"], "result": os.getcwd()}
+
+    monkeypatch.chdir(tmp_path)
+    reply = InProcessConnection(WhereAmI(), "w").request({"id": 1, "op": "x"}, 1)
+    assert reply["result"] == str(working_directory()) != str(tmp_path)
+    assert os.getcwd() == str(tmp_path)

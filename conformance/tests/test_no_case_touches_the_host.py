@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conftest import HERE, Runner
 from host_writer import JOURNAL, MARKER, inside, write_into
 
@@ -46,13 +47,17 @@ def _remove(paths: list[str]) -> None:
             os.unlink(path)
 
 
-def test_the_fake_writes_what_it_is_pointed_at(tmp_path: Path) -> None:
+def test_the_fake_writes_what_it_is_pointed_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "file").write_text("kept")
     made = write_into(f"{tmp_path}/a/b")
     assert made[:2] == [tmp_path / "a", tmp_path / "a" / "b"]
     assert made[2].parent == tmp_path / "a" / "b" and made[2].name.startswith(MARKER)
     assert write_into(f"{tmp_path}/file") == [] and (tmp_path / "file").read_text() == "kept"
-    assert write_into("relative") == [] and write_into(f"{tmp_path}/x\0y") == []
+    assert write_into(f"{tmp_path}/x\0y") == [] and write_into("") == []
+    monkeypatch.chdir(tmp_path)
+    assert write_into("relative/d")[:2] == [tmp_path / "relative", tmp_path / "relative" / "d"]
     assert inside(f"/{tmp_path}/a/../b", tmp_path) and not inside(f"{tmp_path}/../b", tmp_path)
 
 

@@ -5,21 +5,37 @@ The folder is a fresh temporary directory (symlinks in its path resolved). It ho
 what the caller puts in it, is handed to the ``--tree-owner`` user before the adapter
 sees it, so that modes bind the adapter as they bind an owner, and is removed afterwards
 whatever modes the adapter left behind, without following any link. An adapter that put
-something else in the folder's place fails the case.
+something else in the folder's place, or left anything in its working directory
+(``memspec.wire.working_directory``), fails the case.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from memspec.exceptions import CaseFailure
-from memspec.run.trees import hand_over, remove_tree, replaced_root
+from memspec.run.trees import hand_over, read_tree, remove_tree, replaced_root, tree_changes
 from memspec.wire.adapters import Adapter
+from memspec.wire.working_directory import made_working_directory
 
-__all__ = ["scratch_folder"]
+__all__ = ["scratch_folder", "stray_changes"]
+
+
+def stray_changes() -> list[str]:
+    """What appeared in the adapters' working directory since it was last emptied, one
+    line per path, and it emptied again."""
+    folder = made_working_directory()
+    if folder is None:
+        return []
+    changes = tree_changes({}, read_tree(folder))
+    if changes:
+        for name in os.listdir(folder):
+            remove_tree(folder / name)
+    return changes
 
 
 @contextlib.contextmanager
@@ -47,5 +63,12 @@ def scratch_folder(
         replaced = replaced_root(folder)
         if replaced is not None:
             raise CaseFailure(f"the adapter replaced the folder of the case with {replaced}")
+        stray = stray_changes()
+        if stray:
+            raise CaseFailure(
+                "the adapter changed its working directory (a relative path resolved "
+                "where it was started)\n" + "\n".join(f"  {line}" for line in stray[:10])
+            )
     finally:
+        stray_changes()
         remove_tree(folder)

@@ -36,6 +36,7 @@ from memspec.exceptions import (
     UsageError,
 )
 from memspec.wire.protocol import ERROR_KINDS
+from memspec.wire.working_directory import answering_in_it, working_directory
 
 __all__ = [
     "DEFAULT_MAX_REPLY_BYTES",
@@ -89,7 +90,8 @@ class InProcessConnection:
 
     def request(self, message: Message, timeout_s: float) -> Message:
         try:
-            reply = self._handler.handle(json.loads(json.dumps(message)))
+            with answering_in_it():
+                reply = self._handler.handle(json.loads(json.dumps(message)))
         except Exception as exc:  # an in-process adapter's crash is its fault, not ours
             raise AdapterCrashed(f"handle() raised {type(exc).__name__}: {exc}") from exc
         try:
@@ -113,7 +115,6 @@ class SubprocessConnection:
         description: str,
         env: Mapping[str, str] | None = None,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
-        cwd: str | None = None,
     ):
         self.description = description
         self.max_reply_bytes = max_reply_bytes
@@ -126,7 +127,7 @@ class SubprocessConnection:
                 stderr=self._stderr,
                 start_new_session=True,
                 env=dict(env) if env is not None else None,
-                cwd=cwd,
+                cwd=working_directory(),
             )
         except OSError as exc:
             raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
@@ -388,6 +389,9 @@ class Adapter:
         self.description, self._factory = parse_adapter_spec(
             self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES
         )
+        if self.tree_owner is not None:  # its user may write there, as in its trees
+            with contextlib.suppress(OSError):
+                os.chown(working_directory(), *self.tree_owner)
 
     def _id(self) -> int:
         self._next_id += 1
