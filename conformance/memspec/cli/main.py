@@ -437,8 +437,19 @@ def _keep_hypothesis_files_out_of_cwd() -> None:
     """Hypothesis keeps caches in ./.hypothesis; a run started anywhere must not litter."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    set_hypothesis_home_dir(os.path.join(base, "memspec", "hypothesis"))
+    from memspec.corpus.cases import cache_dir
+
+    folder = cache_dir()
+    if folder is None:  # no cache: a folder of this run, removed at exit
+        import atexit
+        import shutil
+        import tempfile
+
+        scratch = tempfile.mkdtemp(prefix="memspec-hypothesis-")
+        atexit.register(shutil.rmtree, scratch, True)
+        set_hypothesis_home_dir(scratch)
+        return
+    set_hypothesis_home_dir(str(folder / "hypothesis"))
 
 
 def _cmd_serve_reference(args: argparse.Namespace) -> int:

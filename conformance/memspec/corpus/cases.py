@@ -287,20 +287,41 @@ def _load_all(base: Path) -> tuple[Case, ...]:
     return cases
 
 
-def _validation_cache() -> Path:
+def cache_dir() -> Path | None:
+    """memspec's cache folder: ``MEMSPEC_CACHE_DIR``, else ``memspec`` in
+    ``XDG_CACHE_HOME``, else in ``~/.cache``; only an absolute one, and None (no cache)
+    when none of them is (an empty ``HOME``, a relative ``XDG_CACHE_HOME``), so that
+    memspec never writes at the root of the file system or where it was started."""
+    own = os.environ.get("MEMSPEC_CACHE_DIR")
+    if own is not None:
+        return Path(own) if os.path.isabs(own) else None
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "memspec"
+    home = os.environ.get("HOME", "")
+    return Path(home) / ".cache" / "memspec" if os.path.isabs(home) and home != "/" else None
+
+
+def _validation_cache() -> Path | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
     schema = schema_path("case.schema.json").read_bytes()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "memspec" / f"valid-cases-{hashlib.sha256(schema).hexdigest()[:16]}"
+    return folder / f"valid-cases-{hashlib.sha256(schema).hexdigest()[:16]}"
 
 
-def _read_digests(cache: Path) -> set[str]:
+def _read_digests(cache: Path | None) -> set[str]:
+    if cache is None:
+        return set()
     try:
         return set(cache.read_text(encoding="ascii").split())
     except (OSError, UnicodeDecodeError):
         return set()
 
 
-def _write_digests(cache: Path, digests: set[str]) -> None:
+def _write_digests(cache: Path | None, digests: set[str]) -> None:
+    if cache is None:
+        return
     # A cache that cannot be written only costs time on the next run.
     with contextlib.suppress(OSError):
         cache.parent.mkdir(parents=True, exist_ok=True)
