@@ -96,3 +96,33 @@ def test_a_key_that_stays_inside_after_cleaning_is_kept(tmp_path: Path) -> None:
         "args": {"base": "${ROOT}", "input": VIEW},
     }
     load_case(_write(tmp_path, "inside", body), tmp_path)
+
+
+def test_an_exported_failure_is_root_relative_carries_its_tree_and_passes_lint(
+    tmp_path: Path,
+) -> None:
+    from memspec.plugin.export_failures import export_failure
+    from memspec.run.trees import read_tree
+
+    made = tmp_path / "made-by-a-property"
+    (made / "memories").mkdir(parents=True)
+    (made / "memories" / "note.txt").write_text("hello\n")
+    args = {"base": str(made), "input": {"command": "view", "path": "/memories/note.txt"}}
+    exported = tmp_path / "exported"
+    path = export_failure(
+        exported,
+        "memories/view/property-x",
+        ("MEMORIES-VIEW-001",),
+        "memories.call",
+        args,
+        str(made),
+        read_tree(made),
+    )
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    assert fixture["args"]["base"] == "${ROOT}"
+    assert fixture["tree"]["memories/note.txt"]["text"] == "hello\n"
+    assert str(tmp_path) not in path.read_text(encoding="utf-8")
+    assert "hello" in json.dumps(fixture["expect"]["result"])
+    load_case(path, exported)
+    problems = lint(fixtures=exported, profiles=["memories"])
+    assert [p for p in problems if p.startswith("memories/view/regression-")] == []

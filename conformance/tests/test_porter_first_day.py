@@ -157,6 +157,11 @@ def test_a_failing_property_shows_the_shrunk_input_as_json_and_exports_it(
     fixture = json.loads(files[0].read_text(encoding="utf-8"))
     assert schema_errors(fixture) == [] and fixture["op"] == "memdir.age_days"
     assert isinstance(fixture["expect"]["result"], int)
+    from memspec.cli.lint import lint
+
+    assert "/tmp" not in files[0].read_text(encoding="utf-8")
+    problems = lint(fixtures=exported, profiles=["memdir"])
+    assert [p for p in problems if p.startswith("memdir/")] == []
 
 
 def test_runs_are_deterministic_by_default() -> None:

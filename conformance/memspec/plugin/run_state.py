@@ -190,6 +190,10 @@ class RunState:
             else {}
         )
         self.export_failures = option(config, "export_failures")
+        if self.export_failures:
+            from memspec.run.calls import KEEP_TREES
+
+            KEEP_TREES[0] = True
         self.records: dict[str, CaseRecord] = {}
         self.implementation: dict[str, Any] | None = None
         self.claims: dict[str, list[str]] | None = None

@@ -360,6 +360,8 @@ def _does_not_hold(
             entry.requirements if entry is not None else (),
             last.op,
             dict(last.args),
+            last.root,
+            last.tree,
         )
         lines.append(f"  exported as {path}")
     return "\n".join(lines)

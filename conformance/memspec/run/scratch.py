@@ -22,7 +22,14 @@ from memspec.run.trees import hand_over, read_tree, remove_tree, replaced_root, 
 from memspec.wire.adapters import Adapter
 from memspec.wire.working_directory import made_working_directory
 
-__all__ = ["scratch_folder", "stray_changes"]
+__all__ = ["open_folders", "scratch_folder", "stray_changes"]
+
+_OPEN: list[Path] = []
+
+
+def open_folders() -> list[Path]:
+    """The scratch folders in use now, innermost last."""
+    return list(_OPEN)
 
 
 def stray_changes() -> list[str]:
@@ -59,7 +66,11 @@ def scratch_folder(
             fill(folder)
         if adapter.tree_owner is not None:
             hand_over(folder, adapter.tree_owner)
-        yield folder
+        _OPEN.append(folder)
+        try:
+            yield folder
+        finally:
+            _OPEN.remove(folder)
         replaced = replaced_root(folder)
         if replaced is not None:
             raise CaseFailure(f"the adapter replaced the folder of the case with {replaced}")
