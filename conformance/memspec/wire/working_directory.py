@@ -31,7 +31,7 @@ def working_directory() -> Path:
     """The run's working directory for adapters (made on first use, removed at exit)."""
     with _LOCK:
         if not _FOLDER:
-            _FOLDER.append(Path(tempfile.mkdtemp(prefix="memspec-cwd-")).resolve())
+            _FOLDER.append(Path(tempfile.mkdtemp(prefix="adapters-cwd-")).resolve())
             # The run empties it after every case; rmtree never follows a link.
             atexit.register(shutil.rmtree, _FOLDER[0], True)
         return _FOLDER[0]
