@@ -117,6 +117,10 @@ class Step:
     after a failed mutation is not checked."""
     crash_points_observe: tuple[Observation, ...] = ()
     """Calls whose answers are part of the state a crash point checks."""
+    crash_points_prepared: tuple[str, ...] = ()
+    """Globs of entries the op makes or changes before its write and may leave after a
+    fault (a lock file, a directory made private): right after a failed mutation each may
+    be as before or as after, whatever the rest is."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,7 @@ def _step(raw: Mapping[str, Any]) -> Step:
         crash_points_idempotent=_crash_points_option(raw.get("crash_points"), "idempotent"),
         crash_points_all_or_nothing=_crash_points_option(raw.get("crash_points"), "all_or_nothing"),
         crash_points_observe=_observations(raw.get("crash_points")),
+        crash_points_prepared=_prepared(raw.get("crash_points")),
         hold_lock=held_lock_of(raw.get("hold_lock")),
         readers=readers_of(raw.get("readers")),
     )
@@ -199,6 +204,10 @@ def _step(raw: Mapping[str, Any]) -> Step:
 
 def _crash_points_option(raw: Any, name: str) -> bool:
     return not isinstance(raw, Mapping) or bool(raw.get(name, True))
+
+
+def _prepared(raw: Any) -> tuple[str, ...]:
+    return tuple(raw.get("prepared", ())) if isinstance(raw, Mapping) else ()
 
 
 def _observations(raw: Any) -> tuple[Observation, ...]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from memspec.corpus.cases import Case, Expectation, Step
 from memspec.corpus.compare import MEMBER_ORDER, json_equal, member_order_differences
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 CRASH_POINTS_AT_MOST = 10_000
+_T = TypeVar("_T")
 CONCURRENCY_ROUNDS = 4
 CONCURRENCY_SECONDS = 20.0
 
@@ -567,6 +569,16 @@ def _changed_from_before(
     )
 
 
+def _unprepared(tree: Mapping[str, _T], prepared: tuple[str, ...]) -> dict[str, _T]:
+    """``tree`` without the entries a crash point lets stand as before or as after on
+    their own (each path matched by itself, never its descendants)."""
+    return {
+        path: entry
+        for path, entry in tree.items()
+        if not any(fnmatch.fnmatchcase(path, glob) for glob in prepared)
+    }
+
+
 def _check_before_or_after(
     context: _Context,
     step: Step,
@@ -583,9 +595,13 @@ def _check_before_or_after(
     root = context.root
     now = _visible_tree(context, workdir)
     answers = _observe(context, step, index, adapter, args)
-    as_before = _changed_from_before(before, now, step.expect.tree, root)
+    prepared = step.crash_points_prepared
+    expected = _unprepared(step.expect.tree, prepared)
+    as_before = _changed_from_before(
+        _unprepared(before, prepared), _unprepared(now, prepared), expected, root
+    )
     as_before += _answers_differ(step, answers, "before", root)
-    as_after = compare_tree(step.expect.tree, now, root, context.case.tree_ignore)
+    as_after = compare_tree(expected, _unprepared(now, prepared), root, context.case.tree_ignore)
     as_after += _answers_differ(step, answers, "after", root)
     if as_before and as_after:
         details = ["  compared with the state before the step:"]

@@ -19,6 +19,7 @@ __all__ = [
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+BACKUP_MODE = 0o644
 
 
 class StoreUnavailable(Exception):
@@ -62,12 +63,10 @@ def write_file(path: str, text: str) -> None:
 
 
 def write_backup(path: str, text: str) -> bool:
-    """Write ``text`` to the backup ``path`` (a new file, replacing one of that name)."""
+    """Write ``text`` to the backup ``path`` whole or not at all (a new file, replacing one
+    of that name, mode 0644 under the umask); False when it could not be written."""
     try:
-        mutation("create")
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            mutation("write")
-            handle.write(text)
+        write_atomic(path, text.encode("utf-8", "surrogateescape"), mode=BACKUP_MODE)
     except OSError:
         return False
     return True
