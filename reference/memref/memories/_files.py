@@ -132,6 +132,10 @@ def make_root(base: str, name: str) -> None:
         parent_fd = os.open(parent_path or ".", os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
         try:
             os.close(_make_directory(parent_fd, leaf))
+        except OSError as exc:
+            # A link that leads nowhere stands there: the seed's mkdir finds it and goes on.
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or not os.path.islink(path):
+                raise
         finally:
             os.close(parent_fd)
 
@@ -150,6 +154,12 @@ def make_parent_dirs(target: Target) -> tuple[int, str] | None:
             return None
         raise OSError(errno.ENOTDIR, "Not a directory")
     for level in range(known, depth):
+        if level == 0 and target.root.leads_nowhere():
+            # The seed makes the directories above a new name where its resolved path
+            # lies: for a root that is a link to nothing, the place the link names.
+            make_root(*os.path.split(os.path.realpath(target.root.path)))
+            target.dirs.append(target.root.reopen())
+            continue
         parent = target.directory_at(level - 1)
         if parent is None:
             raise OSError(errno.ENOENT, "No such file or directory")

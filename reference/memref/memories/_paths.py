@@ -122,6 +122,16 @@ class Root:
             _segments(os.path.realpath(self.path)),
         )
 
+    def leads_nowhere(self) -> bool:
+        """Whether the root's path is a symbolic link whose chain ends at nothing."""
+        return self.fd is None and os.path.islink(self.path) and not os.path.exists(self.path)
+
+    def reopen(self) -> int:
+        """Open the root again, links followed (after it was made); raises OSError."""
+        self.fd = _open_directory(self.path)
+        self.kind = DIR
+        return self.fd
+
     def below(self, absolute: list[str]) -> list[str] | None:
         """The segments of an absolute link target below the root, or None when it is not
         below the root (as configured, or with the links on its way resolved)."""
