@@ -120,3 +120,29 @@ def test_an_in_process_adapter_answers_in_the_same_working_directory(
     reply = InProcessConnection(WhereAmI(), "w").request({"id": 1, "op": "x"}, 1)
     assert reply["result"] == str(working_directory()) != str(tmp_path)
     assert os.getcwd() == str(tmp_path)
+
+
+def test_relative_paths_of_a_cmd_command_line_are_anchored_where_memspec_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memspec.wire.adapters import anchored
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "my-adapter").write_text("")
+    (tmp_path / "adapter.js").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert anchored(["./bin/my-adapter", "--flag", "adapter.js", "absent.js", "/abs"]) == [
+        str(tmp_path / "bin" / "my-adapter"),
+        "--flag",
+        str(tmp_path / "adapter.js"),
+        "absent.js",
+        "/abs",
+    ]
+    assert anchored(["node", "adapter.js"]) == ["node", str(tmp_path / "adapter.js")]
+    # The whole path: a relative script runs although the adapter starts elsewhere.
+    (tmp_path / "fake_adapter.py").write_text(Path(FAKE).read_text())
+    adapter = Adapter(f"cmd:{sys.executable} fake_adapter.py", timeout_s=30)
+    try:
+        assert adapter.handshake.profiles
+    finally:
+        adapter.close()

@@ -315,6 +315,7 @@ def parse_adapter_spec(
             raise UsageError(f"adapter {spec!r}: {exc}") from exc
         if not argv:
             raise UsageError(f"adapter {spec!r}: empty command line")
+        argv = anchored(argv)
 
         def command() -> Connection:
             return SubprocessConnection(argv, spec, max_reply_bytes=max_reply_bytes)
@@ -323,6 +324,25 @@ def parse_adapter_spec(
     raise UsageError(
         f"unknown adapter {spec!r}: use 'reference', 'python:MODULE:ATTR' or 'cmd:COMMAND LINE'"
     )
+
+
+def anchored(argv: list[str]) -> list[str]:
+    """The command line with its relative paths made absolute from where memspec runs,
+    since the adapter starts in the run's own working directory: the program when it
+    holds a ``/`` (a bare name is looked up on ``PATH``), and any later word that is not
+    an option and names an existing file or directory here."""
+    program, *words = argv
+    if "/" in program and not os.path.isabs(program):
+        program = os.path.abspath(program)
+    return [
+        program,
+        *(
+            os.path.abspath(word)
+            if not word.startswith("-") and not os.path.isabs(word) and os.path.lexists(word)
+            else word
+            for word in words
+        ),
+    ]
 
 
 def _load_python_handler(module_name: str, attribute: str, spec: str) -> Callable[[], Any]:
