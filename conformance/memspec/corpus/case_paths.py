@@ -194,6 +194,10 @@ def _relative_leaves_root(relative: str) -> bool:
     return held.startswith("/") or not _inside(posixpath.join(_PLACEHOLDER_ROOT, held))
 
 
+_FILE_MEMBERS = {"text", "base64", "file", "text_pattern", "lines_any_order"}
+"""The members that make a tree entry a regular file."""
+
+
 def _tree_problems(tree: Mapping[str, Any], where: str) -> Iterator[str]:
     for key in sorted(tree):
         if _relative_leaves_root(key):
@@ -202,6 +206,13 @@ def _tree_problems(tree: Mapping[str, Any], where: str) -> Iterator[str]:
         target = spec.get("symlink") if isinstance(spec, Mapping) else None
         if isinstance(target, str) and _target_leaves_root(link, target):
             yield f"{where}: symlink {link} -> {target!r} leads outside ${{ROOT}}"
+        named = spec.get("hardlink") if isinstance(spec, Mapping) else None
+        if isinstance(named, str):
+            file = tree.get(named)
+            if _relative_leaves_root(named) or ".." in named.split("/"):
+                yield f"{where}: hard link {link} -> {named!r} leads outside ${{ROOT}}"
+            elif not isinstance(file, Mapping) or not (_FILE_MEMBERS & set(file)):
+                yield f"{where}: hard link {link} -> {named!r} names no file of the tree"
 
 
 def _setup_problems(case: Case) -> Iterator[str]:

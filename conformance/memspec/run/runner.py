@@ -165,6 +165,7 @@ def _tree_difference(what: str) -> str:
         "mode": "mode",
         "mtime_ns": "mtime",
         "links": "link",
+        "hard": "hard link",
     }.get(word, "content")
 
 

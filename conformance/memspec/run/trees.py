@@ -12,7 +12,7 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,8 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
         spec = tree[relative]
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
+        if "hardlink" in spec:
+            continue
         if spec.get("dir"):
             target.mkdir(exist_ok=True)
         elif "symlink" in spec:
@@ -77,8 +79,13 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
                 if "size" in spec:
                     handle.write(_fill(spec, handle.tell()))
                     handle.truncate(int(spec["size"]))
+    for relative in sorted(tree):
+        if "hardlink" in tree[relative]:
+            os.link(root / tree[relative]["hardlink"], root / relative, follow_symlinks=False)
     for relative in sorted(tree, key=lambda r: (-r.count("/"), r)):
         spec = tree[relative]
+        if "hardlink" in spec:
+            continue  # its mode and times are those of the file it names
         target = root / relative
         is_link = "symlink" in spec
         if "mode" in spec and not is_link:
@@ -122,6 +129,9 @@ class Entry:
     mtime_ns: int
     content: bytes = b""
     target: str = ""
+    inode: tuple[int, int] | None = field(default=None, compare=False)
+    """A regular file's device and inode: two paths of one file are hard links. Left out
+    of equality, since a file replaced by an identical one is unchanged for a tree."""
 
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -188,7 +198,13 @@ def _visit(fd: int, prefix: str, found: dict[str, Entry]) -> None:
             finally:
                 os.close(inner)
         elif stat.S_ISREG(info.st_mode):
-            found[relative] = Entry("file", mode, info.st_mtime_ns, content=_read(fd, name))
+            found[relative] = Entry(
+                "file",
+                mode,
+                info.st_mtime_ns,
+                content=_read(fd, name),
+                inode=(info.st_dev, info.st_ino),
+            )
         elif stat.S_ISSOCK(info.st_mode):
             found[relative] = Entry("socket", mode, info.st_mtime_ns)
         elif stat.S_ISFIFO(info.st_mode):
@@ -276,7 +292,11 @@ def compare_tree(
         if entry is None:
             problems.append(f"{path}: missing")
             continue
+        if "hardlink" in spec:
+            problems.extend(_compare_hard_link(path, spec["hardlink"], entry, actual))
+            continue
         problems.extend(_compare_entry(path, spec, entry, root))
+        problems.extend(_shared_unexpectedly(path, entry, expected, actual))
     for path, entry in sorted(actual.items()):
         if path in expected:
             continue
@@ -284,6 +304,36 @@ def compare_tree(
             continue
         problems.append(f"{path}: unexpected {entry.kind}")
     return problems
+
+
+def _compare_hard_link(
+    path: str, wanted: str, entry: Entry, actual: Mapping[str, Entry]
+) -> list[str]:
+    other = actual.get(wanted)
+    if entry.kind != "file":
+        return [f"{path}: expected a file, found a {entry.kind}"]
+    if other is None or other.inode is None or other.inode != entry.inode:
+        return [f"{path}: hard link to {wanted} expected, found a file of its own"]
+    return []
+
+
+def _shared_unexpectedly(
+    path: str, entry: Entry, expected: Mapping[str, Any], actual: Mapping[str, Entry]
+) -> list[str]:
+    """A file expected to be its own that is still one file with another path of the
+    tree (other than the ones the expected tree names as its hard links)."""
+    if entry.kind != "file" or entry.inode is None:
+        return []
+    named = {other for other, spec in expected.items() if spec.get("hardlink") == path}
+    shared = sorted(
+        other
+        for other, found in actual.items()
+        if other != path
+        and other not in named
+        and found.inode == entry.inode
+        and expected.get(other, {}).get("hardlink") is None
+    )
+    return [f"{path}: hard link to {other}, expected a file of its own" for other in shared]
 
 
 def _has_children(path: str, actual: Mapping[str, Entry]) -> bool:
