@@ -225,7 +225,9 @@ def run_race(
             try:
                 judge(iteration, reply)
             except CaseFailure as exc:
-                raise CaseFailure(f"{exc}\n  (send {sent} of at most {race.repeat})") from exc
+                raise CaseFailure(
+                    f"{exc}\n  (send {sent} of at most {race.repeat})", exc.signature
+                ) from exc
             if time.monotonic() >= deadline:
                 break
     finally:
