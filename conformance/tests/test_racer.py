@@ -88,7 +88,7 @@ def test_check_then_read_is_caught_by_a_reply_the_step_does_not_allow(fake: Any)
     with pytest.raises(CaseFailure, match=r"none of the 2 the step allows") as caught:
         run_case(READ, fake("CheckThenWrite"))
     assert 'actual: "outside"' in str(caught.value)
-    assert caught.value.signature == ("step 1: race reply",)
+    assert caught.value.signature == ("step 1: race",)
 
 
 def test_each_send_gets_its_iteration_in_args_and_expectations(fake: Any) -> None:
