@@ -92,7 +92,13 @@ def test_every_expected_failure_names_a_recorded_row_that_shows_it(name: str) ->
     assert problems == []
 
 
-RUN_AS_NOBODY = {"anthropic-typescript", "hermes-agent", "toolnexus-python"}
+RUN_AS_NOBODY = {
+    "anthropic-python",
+    "anthropic-python-async",
+    "anthropic-typescript",
+    "hermes-agent",
+    "toolnexus-python",
+}
 """The implementations (their adapters are cmd: ones) that .ci/implementations also runs
 as uid 65534, their reports in reports/nobody/."""
 
