@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from memspec.exceptions import MemspecError
+from memspec.plugin.collection import deselection_line
 from memspec.plugin.expectations_writer import stale_entries, write_run_expectations
 from memspec.plugin.preflight import adapter_problem
 from memspec.plugin.run_state import RunState
@@ -29,8 +31,9 @@ from memspec.reports.report import (
     run_info,
     write_reports,
 )
+from memspec.wire.adapters import DEFAULT_MAX_REPLY_BYTES
 
-__all__ = ["Reporting", "build_report"]
+__all__ = ["Reporting", "build_report", "run_settings"]
 
 
 class Reporting:
@@ -178,26 +181,48 @@ class Reporting:
         ]
         for line in render_run_end(report, written):
             terminalreporter.write_line(line, red=line.startswith(("FAILED", "ERROR", "XPASS")))
+        # pytest's closing line counts them without saying why.
+        deselected = deselection_line(
+            state.config, len(terminalreporter.stats.get("deselected", ()))
+        )
+        if deselected:
+            terminalreporter.write_line(deselected)
 
 
 def build_report(state: RunState) -> Report:
-    selection = {
-        "profiles": sorted(state.profiles),
-        "cases": sorted(state.case_ids),
-        "ops": sorted(state.ops),
-        "keyword": getattr(state.config.option, "keyword", "") or "",
-    }
     return Report(
         implementation=state.implementation or UNKNOWN_IMPLEMENTATION,
-        info=run_info(
-            state.adapter_spec,
-            shard=str(state.shard or ""),
-            selection={key: value for key, value in selection.items() if value},
-        ),
+        info=run_info(state.adapter_spec, shard=str(state.shard or "")),
         records=sorted(state.records.values(), key=lambda r: r.id),
         problems=list(state.problems),
         broken=state.broken,
         interrupted=bool(state.interrupted),
         claims=state.claims,
         label=state.label,
+        settings=run_settings(state),
     )
+
+
+def run_settings(state: RunState) -> dict[str, Any]:
+    """What the run was asked for, each as it took effect (a default written out), for
+    the report header."""
+    owner = state.tree_owner
+    return {
+        "hypothesis_profile": hypothesis_settings.get_current_profile_name(),
+        "timeout_s": state.timeout_s,
+        "start_timeout_s": state.start_timeout_s,
+        "max_reply_bytes": state.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES,
+        "tree_owner": f"{owner[0]}:{owner[1]}" if owner else None,
+        "selection": _selection(state),
+    }
+
+
+def _selection(state: RunState) -> dict[str, Any]:
+    """The options that chose the cases, those given only."""
+    selection = {
+        "profiles": sorted(state.profiles),
+        "cases": sorted(state.case_ids),
+        "ops": sorted(state.ops),
+        "keyword": getattr(state.config.option, "keyword", "") or "",
+    }
+    return {key: value for key, value in selection.items() if value}

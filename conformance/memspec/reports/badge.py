@@ -4,7 +4,9 @@
 are left out), followed on the overall badge by the profiles the implementation does not
 claim. A profile it does not claim says ``not claimed``. A report that is not a whole run
 says so first (``shard 1/3: 108/108``, ``interrupted: 49/49``, ``nothing ran``) and is
-grey whatever its pass rate.
+grey whatever its pass rate. A run whose footer lists problems (a stale expectation entry)
+failed whatever its cases did: every badge says how many (``108/108, problems: 1``) and is
+red, unless it is grey already.
 """
 
 from __future__ import annotations
@@ -40,14 +42,20 @@ def colour(passed: int, total: int) -> str:
 
 
 def badge(
-    label: str, tally: Counter[str], *, partial: Sequence[str] = (), unclaimed: Sequence[str] = ()
+    label: str,
+    tally: Counter[str],
+    *,
+    partial: Sequence[str] = (),
+    unclaimed: Sequence[str] = (),
+    problems: int = 0,
 ) -> dict[str, Any]:
     """One endpoint document. ``partial`` marks a report that is not a whole run (it leads
     the message, and the colour is grey whatever the rate); ``unclaimed`` names the
-    profiles the implementation does not claim, which the count leaves out."""
+    profiles the implementation does not claim, which the count leaves out; ``problems``
+    counts those the run's footer lists (the colour is red unless grey)."""
     total = sum(count for outcome, count in tally.items() if outcome != "skipped")
     passed = tally["passed"]
-    message = f"{passed}/{total}" if total else "none ran"
+    message = _with_problems(f"{passed}/{total}" if total else "none ran", problems)
     if unclaimed:
         message += f", not claimed: {', '.join(unclaimed)}"
     marks = [mark for mark in partial if mark != "nothing ran"]
@@ -57,8 +65,22 @@ def badge(
         "schemaVersion": 1,
         "label": label,
         "message": message,
-        "color": "lightgrey" if partial else colour(passed, total),
+        "color": _badge_colour(passed, total, partial=bool(partial), problems=problems),
     }
+
+
+def _badge_colour(passed: int, total: int, *, partial: bool, problems: int) -> str:
+    """Grey for a report that is not a whole run, red for a run with problems (it failed),
+    else the pass rate's colour."""
+    if partial:
+        return "lightgrey"
+    if problems:
+        return "red"
+    return colour(passed, total)
+
+
+def _with_problems(message: str, problems: int) -> str:
+    return f"{message}, problems: {problems}" if problems else message
 
 
 def _fixed(label: str, message: str, color: str) -> dict[str, Any]:
@@ -74,20 +96,24 @@ def badges(run: RunReport) -> dict[str, dict[str, Any]]:
         by_profile.setdefault(str(record.get("profile", "")), Counter())[outcome] += 1
         overall[outcome] += 1
     unclaimed = run.unclaimed_profiles()
+    problems = len(run.problems)
     if run.broken:
         documents = {"memspec.json": _fixed("memspec", "adapter broken", "red")}
     elif run.nothing_ran and not run.interrupted:
-        documents = {"memspec.json": _fixed("memspec", "nothing ran", "lightgrey")}
+        message = _with_problems("nothing ran", problems)
+        documents = {"memspec.json": _fixed("memspec", message, "lightgrey")}
     else:
         documents = {
-            "memspec.json": badge("memspec", overall, partial=run.partial, unclaimed=unclaimed)
+            "memspec.json": badge(
+                "memspec", overall, partial=run.partial, unclaimed=unclaimed, problems=problems
+            )
         }
     for profile in sorted(set(by_profile) | set(unclaimed)):
         label = f"memspec {profile}"
         documents[f"memspec-{profile}.json"] = (
             _fixed(label, "not claimed", "lightgrey")
             if profile in unclaimed
-            else badge(label, by_profile[profile], partial=run.partial)
+            else badge(label, by_profile[profile], partial=run.partial, problems=problems)
         )
     return documents
 

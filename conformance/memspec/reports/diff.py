@@ -2,7 +2,9 @@
 
 A *regression* is a case that fails or errors now but did not before, a case that passed
 and is now listed as expected to fail or skipped, or a passing case that is gone. A *fix*
-is a case that passes now and did not before.
+is a case that passes now and did not before. A problem the new report's footer lists (a
+stale expectation entry) fails the diff as a regression does: that run failed whatever its
+cases did.
 
 Only whole runs compare: an interrupted report is refused, and so is a shard's report
 unless the other report is of the same shard.
@@ -31,6 +33,8 @@ class Diff:
     other_changes: list[tuple[str, str, str]] = field(default_factory=list)
     added: list[tuple[str, str]] = field(default_factory=list)
     removed: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """The problems the new report's footer lists."""
 
     @property
     def removed_passing(self) -> list[tuple[str, str]]:
@@ -38,7 +42,8 @@ class Diff:
 
     @property
     def regressed(self) -> bool:
-        return bool(self.newly_failing or self.removed_passing)
+        """Whether the diff fails: a regression, or a problem of the new run."""
+        return bool(self.newly_failing or self.removed_passing or self.problems)
 
 
 def _regresses(old: str, new: str) -> bool:
@@ -74,7 +79,7 @@ def _whole_or_shard(run: RunReport) -> str:
 
 def diff_reports(old: RunReport, new: RunReport, *, across_suites: bool = False) -> Diff:
     _check_comparable(old, new, across_suites)
-    result = Diff(old, new)
+    result = Diff(old, new, problems=new.problems)
     before, after = old.outcomes(), new.outcomes()
     for case in sorted(before.keys() | after.keys()):
         if case not in after:
@@ -96,8 +101,7 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
     messages = {str(r["id"]): str(r.get("message", "")) for r in result.new.records}
 
     def first_line(case: str) -> str:
-        text = messages.get(case, "").strip().split("\n", 1)[0]
-        return "".join(c if c.isprintable() else "?" for c in text)[:160]
+        return _printable(messages.get(case, "").strip().split("\n", 1)[0])[:160]
 
     bullet, code = ("- ", "`") if markdown else ("  ", "")
     if markdown:
@@ -135,6 +139,10 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
             ],
         ),
         (
+            "Problems of the new run (its footer)",
+            [f"{bullet}{_printable(problem)}" for problem in result.problems],
+        ),
+        (
             "Newly passing",
             [
                 f"{bullet}{code}{case}{code}: {old} -> {new}"
@@ -168,8 +176,14 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
         if markdown:
             yield ""
     regressions = len(result.newly_failing) + len(result.removed_passing)
+    problems = len(result.problems)
     yield (
         f"{regressions} regression{'s' if regressions != 1 else ''}, "
-        f"{len(result.newly_passing)} newly passing, {len(result.added)} added, "
+        + (f"{problems} problem{'s' if problems != 1 else ''}, " if problems else "")
+        + f"{len(result.newly_passing)} newly passing, {len(result.added)} added, "
         f"{len(result.removed)} removed"
     )
+
+
+def _printable(text: str) -> str:
+    return "".join(char if char.isprintable() else "?" for char in text)

@@ -7,6 +7,8 @@ opened, so 20 implementations and thousands of cases stay light. Every string fr
 report or a fixture reaches the page as text (``textContent``), never as markup.
 
 ``index.html?open=PROFILE/AREA`` opens an area as a click does, ``&case=ID`` a case in it.
+A column whose report's footer lists problems (a stale expectation entry) is marked
+``problems: N``, the problems in its title.
 """
 
 from __future__ import annotations
@@ -268,6 +270,7 @@ def matrix_data(
                 "interrupted": run.interrupted,
                 "partial": run.partial,
                 "nothing_ran": run.nothing_ran,
+                "problems": run.problems,
                 "claimed": run.claimed_profiles(),
                 "unclaimed": run.unclaimed_profiles(),
                 "report": run.path.name,

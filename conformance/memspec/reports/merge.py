@@ -83,6 +83,21 @@ class RunReport:
         return str(self.footer.get("nothing_ran", ""))
 
     @property
+    def problems(self) -> list[str]:
+        """What went wrong with the run beside its cases (a stale expectation entry)."""
+        value = self.footer.get("problems")
+        return [str(problem) for problem in value] if isinstance(value, list) else []
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What the run was asked for (the header's ``settings``). A report written before
+        the header kept them holds its selection alone, in ``run_info``."""
+        value = self.header.get("settings")
+        if isinstance(value, dict):
+            return value
+        return {"selection": self.run_info.get("selection") or {}}
+
+    @property
     def partial(self) -> list[str]:
         """What makes this report less than a whole run, in short words."""
         marks = [f"shard {self.shard}"] if self.shard else []
@@ -202,34 +217,85 @@ def _check_complete(run: RunReport) -> None:
             f"{run.path}: incomplete: no footer after {len(run.records)} case records "
             "(a run cut short, or a file cut); memspec reads whole reports only"
         )
-    counts = run.footer.get("counts")
-    held = {outcome: count for outcome, count in run.counts().items() if count}
-    if not isinstance(counts, dict) or {k: v for k, v in counts.items() if v} != held:
-        said = (
-            sum(v for v in counts.values() if isinstance(v, int))
-            if isinstance(counts, dict)
-            else "?"
-        )
+    said = run.footer.get("counts")
+    if not isinstance(said, dict):
         raise UsageError(
-            f"{run.path}: incomplete: the footer counts {said} cases, the report holds "
+            f"{run.path}: incomplete: the footer counts ? cases, the report holds "
             f"{len(run.records)}"
         )
+    held = run.counts()
+    differing = [
+        outcome
+        for outcome in dict.fromkeys([*held, *said])
+        if said.get(outcome, 0) != held.get(outcome, 0)
+    ]
+    if not differing:
+        return
+    total = sum(count for count in said.values() if isinstance(count, int))
+    if total != len(run.records):
+        raise UsageError(
+            f"{run.path}: incomplete: the footer counts {total} cases, the report holds "
+            f"{len(run.records)}"
+        )
+    raise UsageError(
+        f"{run.path}: the footer's counts by outcome are not its records': the footer "
+        f"counts {_tally(said, differing)}; the report holds {_tally(held, differing)}"
+    )
+
+
+def _tally(counts: dict[str, Any], outcomes: Sequence[str]) -> str:
+    """``3 passed, 1 failed and 0 error``."""
+    parts = [f"{_show(counts.get(outcome, 0))} {outcome}" for outcome in outcomes]
+    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+
+
+# How merge-reports names each setting of the header's ``settings``.
+_SETTING_NAMES = {
+    "hypothesis_profile": "Hypothesis profile (--hypothesis-profile)",
+    "timeout_s": "timeout (--timeout)",
+    "start_timeout_s": "start timeout (--start-timeout)",
+    "max_reply_bytes": "--max-reply-bytes",
+    "tree_owner": "--tree-owner",
+    "selection": "selection (--profile, --case, --op, -k)",
+}
+_UNRECORDED = object()
+"""A setting one report's header holds and the other's does not."""
 
 
 def _identity(run: RunReport) -> dict[str, Any]:
-    return {
+    """What the shards of one run share, by the name a message gives it."""
+    identity = {
         "suite version": run.suite_version,
         "protocol version": run.header.get("protocol_version"),
         "implementation": run.implementation,
         "claims": run.header.get("claims"),
         "adapter": run.run_info.get("adapter"),
-        "selection": run.run_info.get("selection"),
     }
+    for key, value in run.settings.items():
+        identity[_SETTING_NAMES.get(key, f"setting {key}")] = value
+    return identity
+
+
+def _differences(first: RunReport, run: RunReport) -> list[str]:
+    """How ``run`` differs from ``first`` in what the shards of one run share."""
+    mine, theirs = _identity(first), _identity(run)
+    differences = []
+    for key in dict.fromkeys([*mine, *theirs]):
+        ours, its = mine.get(key, _UNRECORDED), theirs.get(key, _UNRECORDED)
+        if ours != its:
+            differences.append(
+                f"{key} {_show_setting(its)} differs from {first.path}'s {_show_setting(ours)}"
+            )
+    return differences
+
+
+def _show_setting(value: Any) -> str:
+    return "(not recorded)" if value is _UNRECORDED else _show(value)
 
 
 def merge_runs(runs: Sequence[RunReport]) -> RunReport:
     """One report holding every shard's cases: all N shards of one run (one suite
-    version, implementation, adapter, selection and shard count), each complete."""
+    version, implementation, adapter, settings and shard count), each complete."""
     for run in runs:
         if not run.shard:
             raise UsageError(
@@ -243,14 +309,13 @@ def merge_runs(runs: Sequence[RunReport]) -> RunReport:
             )
     first = runs[0]
     for run in runs[1:]:
-        mine, theirs = _identity(first), _identity(run)
-        for key in mine:
-            if mine[key] != theirs[key]:
-                raise UsageError(
-                    f"{run.path}: {key} {_show(theirs[key])} differs from "
-                    f"{first.path}'s {_show(mine[key])}; these are not shards "
-                    "of one run"
-                )
+        differences = _differences(first, run)
+        if differences:
+            raise UsageError(
+                f"{run.path}: {'; '.join(differences)}; these are not shards of one run"
+            )
+    # Shards of different splits share cases: say so before calling that an overlap.
+    shards = _one_split(runs)
     owner: dict[str, Path] = {}
     for run in runs:
         for record in run.records:
@@ -261,7 +326,7 @@ def merge_runs(runs: Sequence[RunReport]) -> RunReport:
                     "shards must not overlap"
                 )
             owner[case_id] = run.path
-    _check_shards(runs)
+    _check_every_shard_once(runs, shards)
     info = {key: value for key, value in first.run_info.items() if key != "shard"}
     info["merged_from"] = [run.shard for run in runs]
     problems: list[str] = []
@@ -284,25 +349,32 @@ def merge_runs(runs: Sequence[RunReport]) -> RunReport:
     return RunReport(Path("merged"), {**first.header, "run_info": info}, records, footer)
 
 
-def _check_shards(runs: Sequence[RunReport]) -> None:
-    """Shard reports must be every shard of one split, each once."""
-    parsed: dict[int, Path] = {}
-    counts = set()
+def _one_split(runs: Sequence[RunReport]) -> list[tuple[int, int]]:
+    """Each report's shard as (K, N); refused unless every N is the same."""
+    shards = []
     for run in runs:
         try:
             index, count = (int(part) for part in run.shard.split("/", 1))
         except ValueError:
             raise UsageError(f"{run.path}: shard {run.shard!r} is not K/N") from None
-        counts.add(count)
+        shards.append((index, count))
+    if len({count for _, count in shards}) > 1:
+        raise UsageError(
+            "the reports are shards of different splits ("
+            + ", ".join(f"{run.path} is shard {run.shard}" for run in runs)
+            + "): merge-reports joins the N shards of one --shard K/N run"
+        )
+    return shards
+
+
+def _check_every_shard_once(runs: Sequence[RunReport], shards: Sequence[tuple[int, int]]) -> None:
+    """The reports are every shard of their split, each once."""
+    parsed: dict[int, Path] = {}
+    for run, (index, _) in zip(runs, shards, strict=True):
         if index in parsed:
             raise UsageError(f"{run.path}: shard {run.shard} is also {parsed[index]}")
         parsed[index] = run.path
-    if len(counts) != 1:
-        raise UsageError(
-            "the reports are shards of different splits: "
-            + ", ".join(sorted({run.shard for run in runs}))
-        )
-    count = counts.pop()
+    count = shards[0][1]
     missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in parsed]
     if missing:
         raise UsageError(

@@ -93,10 +93,8 @@ class CaseRecord:
 UNKNOWN_IMPLEMENTATION: Mapping[str, str] = {"name": "unknown", "version": "", "language": ""}
 
 
-def run_info(
-    adapter_spec: str, *, shard: str = "", selection: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """Host facts for the report header, with the run's selection and its shard."""
+def run_info(adapter_spec: str, *, shard: str = "") -> dict[str, Any]:
+    """Host facts for the report header, with the run's shard."""
     info: dict[str, Any] = {
         "python": platform.python_version(),
         "platform": sys.platform,
@@ -106,8 +104,6 @@ def run_info(
         "adapter": adapter_spec,
         "euid": os.geteuid() if hasattr(os, "geteuid") else None,
     }
-    if selection:
-        info["selection"] = dict(selection)
     if shard:
         info["shard"] = shard
     return info
@@ -131,6 +127,9 @@ class Report:
     """The profiles and capabilities the adapter claimed, when it shook hands."""
     label: str = ""
     """The user's name for this run (``--label``), shown beside the implementation's."""
+    settings: Mapping[str, Any] | None = None
+    """What the run was asked for (Hypothesis profile, timeouts, selection, ...): the
+    shards of one run share them, and ``merge-reports`` refuses shards that do not."""
 
     def counts(self) -> dict[str, int]:
         tally = Counter(record.outcome for record in self.records)
@@ -158,6 +157,8 @@ class Report:
             header["claims"] = {key: list(value) for key, value in self.claims.items()}
         if self.label:
             header["label"] = self.label
+        if self.settings is not None:
+            header["settings"] = dict(self.settings)
         return header
 
     def footer(self) -> dict[str, Any]:
