@@ -10,7 +10,9 @@ escape and other control characters), ``huge`` (answers 50 MB), ``slow-start`` (
 2 s to answer ``start``, as a framework that is slow to import does), ``orphan`` (forks a
 child that keeps stdout open and sleeps, its pid written to the file named by
 ``MEMSPEC_FAKE_PIDS``, then writes to stderr and exits 7), ``relative`` (writes
-``home/MEMORY.md`` relative to its working directory, then answers correctly).
+``home/MEMORY.md`` relative to its working directory, then answers correctly), ``twice``
+(answers twice, both lines at once), ``twice-late`` (answers once, and a second time
+only when the next request, or ``stop``, comes: just before answering that one).
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ import json
 import os
 import sys
 import time
+
+
+def misbehaves_on(message: dict) -> bool:
+    value = message.get("args", {}).get("value")
+    return message.get("op") == "demo.echo" and isinstance(value, str) and value.startswith("!")
 
 
 def answer(message: dict, mode: str) -> dict | str | None:
@@ -84,12 +91,16 @@ def answer(message: dict, mode: str) -> dict | str | None:
 
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "good"
+    held_back = ""
     for line in sys.stdin:
         message = json.loads(line)
         reply = answer(message, mode)
-        text = reply if isinstance(reply, str) else json.dumps(reply)
-        sys.stdout.write(text + "\n")
+        text = (reply if isinstance(reply, str) else json.dumps(reply)) + "\n"
+        bang = misbehaves_on(message)
+        # One write: both answers of ``twice`` reach the harness together.
+        sys.stdout.write(held_back + text + (text if bang and mode == "twice" else ""))
         sys.stdout.flush()
+        held_back = text if bang and mode == "twice-late" else ""
         if message.get("op") == "stop":
             return 0
     return 0

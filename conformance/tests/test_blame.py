@@ -1,16 +1,24 @@
 """The right party is blamed, in one line: the harness's own faults and bad options are
 never counted against the implementation, and an adapter's slow start is not a broken
-one."""
+one; a fixture too deep to read and a terminal that cannot show a character are one line
+or an escape, never a traceback; a request answered twice is the one blamed."""
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Runner, fake_cmd
+from conftest import DATA, Runner, demo_records, fake_cmd
+from hand_reports import demo_environment, memspec
 
+from memspec.corpus.cases import DEEPEST_NESTING, load_case, schema_errors
+from memspec.exceptions import FixtureError, ProtocolViolation
 from memspec.reports.report import read_report
+from memspec.wire.adapters import Adapter
 
 
 def _usage_error(result: Any) -> str:
@@ -104,3 +112,156 @@ def test_bad_option_values_are_usage_errors(
 ) -> None:
     line = _usage_error(memspec_cli("run", "--adapter", fake_cmd("good"), *args, env=demo_env))
     assert needle in line, line
+
+
+def _deep_corpus(tmp_path: Path, demo_env: dict[str, str]) -> tuple[dict[str, str], Path]:
+    """The demo fixtures and one more, whose value nests 100,000 lists deep."""
+    corpus = tmp_path / "fixtures"
+    shutil.copytree(DATA / "fixtures", corpus)
+    deep = corpus / "demo" / "echo" / "deep.json"
+    value = "[" * 100_000 + "]" * 100_000
+    deep.write_text(
+        '{"id": "demo/echo/deep", "description": "d", "requirements": ["DEMO-ECHO-001"], '
+        f'"op": "demo.echo", "args": {{"value": {value}}}, "expect": {{"result": 1}}}}',
+        encoding="utf-8",
+    )
+    return {**demo_env, "MEMSPEC_FIXTURES": str(corpus)}, deep
+
+
+@pytest.mark.parametrize("command", [("lint",), ("run", "--adapter", fake_cmd("good"))])
+def test_a_fixture_nested_too_deeply_is_one_line_naming_it(
+    command: tuple[str, ...], demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    env, deep = _deep_corpus(tmp_path, demo_env)
+    result = memspec_cli(*command, env=env)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert _usage_error(result) == f"memspec: error: {deep}: cannot read fixture: nested too deeply"
+
+
+def test_a_fixture_nested_deeper_than_a_case_needs_breaks_the_schema(tmp_path: Path) -> None:
+    path = tmp_path / "demo" / "echo" / "deep.json"
+    path.parent.mkdir(parents=True)
+    value: Any = 1
+    for _ in range(500):
+        value = [value]
+    case = {
+        "id": "demo/echo/deep",
+        "description": "d",
+        "requirements": ["DEMO-ECHO-001"],
+        "op": "demo.echo",
+        "args": {"value": value},
+        "expect": {"result": 1},
+    }
+    path.write_text(json.dumps(case), encoding="utf-8")
+    assert schema_errors(case) == [f"(top): nested more than {DEEPEST_NESTING} levels deep"]
+    with pytest.raises(FixtureError, match=r"breaks the case schema: .* levels deep"):
+        load_case(path, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def good_and_wrong_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    where = tmp_path_factory.mktemp("reports")
+    made = []
+    for mode in ("good", "wrong"):
+        report = where / f"{mode}.jsonl"
+        result = memspec("run", "--adapter", fake_cmd(mode), "--report", str(report),
+                         env=demo_environment(), cwd=where)  # fmt: skip
+        assert result.returncode in (0, 1), result.stderr
+        made.append(report)
+    return made[0], made[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "escaped"),
+    [
+        (("explain", "DEMO-ECHO-001"), 0, "(MUST) \\u2014 spec/demo.md, \\xa7 Echo"),
+        (("diff", "{good}", "{wrong}"), 1, "passed -> failed \\u2014 demo.echo"),
+        (("diff", "--markdown", "{good}", "{wrong}"), 1, "fake-good 0 \\u2192 fake-wrong 0"),
+        (("diff", "{good}", "{good}"), 0, "0 regressions"),
+    ],
+)
+def test_a_terminal_that_cannot_show_a_character_gets_its_escape(
+    args: tuple[str, ...],
+    code: int,
+    escaped: str,
+    good_and_wrong_reports: tuple[Path, Path],
+    tmp_path: Path,
+) -> None:
+    good, wrong = good_and_wrong_reports
+    filled = [arg.format(good=good, wrong=wrong) for arg in args]
+    env = {**demo_environment(), "PYTHONIOENCODING": "ascii"}
+    result = memspec(*filled, env=env, cwd=tmp_path)
+    assert result.returncode == code, result.stderr
+    assert result.stderr == ""
+    assert escaped in result.stdout
+
+
+def test_a_second_answer_at_once_is_blamed_on_the_request_it_answers(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli("run", "--adapter", fake_cmd("twice"), "--report", str(report),
+                         env=demo_env)  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    records = {r["id"]: r for r in demo_records(report)}
+    assert {case for case, r in records.items() if r["outcome"] != "passed"} == {
+        "demo/echo/bang-one",
+        "demo/echo/bang-two",
+    }
+    for case, value in (("demo/echo/bang-one", "!one"), ("demo/echo/bang-two", "!two")):
+        message = records[case]["message"]
+        assert records[case]["outcome"] == "error"
+        assert "(demo.echo) was answered twice, the second answer right after the first" in message
+        assert f'"result": "{value}"' in message
+        assert "does not echo request id" not in message
+
+
+def test_a_late_second_answer_names_the_request_it_answers(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run", "--adapter", fake_cmd("twice-late"), "--report", str(report),
+        "--case", "demo/echo/bang-one", "--case", "demo/echo/plain", env=demo_env,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    records = {r["id"]: r for r in demo_records(report)}
+    assert records["demo/echo/bang-one"]["outcome"] == "passed"
+    message = records["demo/echo/plain"]["message"]
+    assert re.search(
+        r'request id (\d+) \(demo.echo \{"value": "!one"\}\) was answered twice: its second '
+        r"answer came in place of the answer to request id \d+ \(demo.echo\)",
+        message,
+    ), message
+
+
+def test_a_second_answer_to_the_last_request_is_caught_at_stop(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli("run", "--adapter", fake_cmd("twice-late"), "--report", str(report),
+                         "--case", "demo/echo/bang-two", env=demo_env)  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    (record,) = demo_records(report)
+    assert record["outcome"] == "error"
+    assert re.search(
+        r'request id \d+ \(demo.echo \{"value": "!two"\}\) was answered twice: its second '
+        r"answer came in place of the answer to request id \d+ \(stop\)",
+        record["message"],
+    ), record["message"]
+
+
+def test_an_adapter_answering_twice_is_caught_on_its_connection() -> None:
+    adapter = Adapter(fake_cmd("twice"), timeout_s=5)
+    try:
+        assert adapter.call("demo.echo", {"value": "plain"}).result == "plain"
+        with pytest.raises(ProtocolViolation, match=r"request id 3 \(demo.echo\) was answered"):
+            adapter.call("demo.echo", {"value": "!x"})
+        assert adapter.call("demo.echo", {"value": "again"}).result == "again"
+        assert adapter.restarts == 1
+    finally:
+        adapter.close()
+    late = Adapter(fake_cmd("twice-late"), timeout_s=5)
+    assert late.call("demo.echo", {"value": "!x"}).result == "!x"
+    with pytest.raises(ProtocolViolation, match=r"in place of the answer to request id 3 \(stop\)"):
+        late.close()

@@ -1,8 +1,19 @@
 """Failure messages a porter can read: each text escaped once and evenly, and a text that
-misses its pattern shown by the line that misses."""
+misses its pattern shown by the line that misses; an op's signature without a dangling
+dash; deselected cases explained; each op of a skeleton linked to the section that
+defines it."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+from conftest import Runner, fake_cmd
+
+from memspec.cli.new_adapter import profile_ops, slug
+from memspec.corpus.data import spec_dir
+from memspec.corpus.op_schemas import described, ops_with_schemas, signature
+from memspec.corpus.profiles import known_profiles
 from memspec.judge.messages import abridge, describe_difference
 
 
@@ -35,3 +46,94 @@ def test_a_text_missing_its_pattern_is_shown_by_the_line_that_misses() -> None:
     assert not any("offset" in line for line in lines)
     shorter = describe_difference({"text_pattern": "a\nb\nc"}, "a\nb")
     assert shorter[0] == "  the pattern has 3 lines, the text 2; the first 2 match"
+
+
+def test_a_schema_without_a_description_gets_no_dangling_dash() -> None:
+    lines = signature("memories.call")
+    assert "result: {content, is_error}" in lines
+    for op in ops_with_schemas():
+        for line in signature(op):
+            assert not line.rstrip().endswith("—"), (op, line)
+    assert described("result: text", {}) == "result: text"
+    assert described("result: text", {"description": "Why."}) == "result: text — Why."
+
+
+def _deselected(stdout: str) -> tuple[int, str]:
+    """pytest's count of deselected cases, and memspec's line that says why."""
+    counted = re.search(r"(\d+) deselected in ", stdout)
+    explained = [line for line in stdout.splitlines() if line.startswith("deselected: ")]
+    assert counted is not None and len(explained) == 1, stdout
+    return int(counted[1]), explained[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "reasons"),
+    [
+        (("--profile", "demo"), ["cases of other profiles (--profile demo)"]),
+        (
+            ("--profile", "demo", "-k", "plain or list"),
+            ["cases of other profiles (--profile demo)", "cases not matching -k 'plain or list'"],
+        ),
+        (("--case", "demo/echo/plain"), ["cases not named by --case"]),
+    ],
+)
+def test_deselected_cases_are_explained_in_one_line(
+    args: tuple[str, ...], reasons: list[str], demo_env: dict[str, str], memspec_cli: Runner
+) -> None:
+    result = memspec_cli("run", "--adapter", fake_cmd("good"), *args, env=demo_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    count, line = _deselected(result.stdout)
+    parts = dict(
+        (reason, int(number))
+        for number, reason in re.findall(r"(\d+) ([^,]+)", line.removeprefix("deselected: "))
+    )
+    assert sum(parts.values()) == count, line
+    for reason in reasons:
+        assert any(part.endswith(reason) for part in parts), line
+
+
+_SECTION_HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$", re.M)
+
+
+def _sections(page: str) -> dict[str, str]:
+    """Each heading of levels 1 and 2 by its anchor, with the text up to the next one."""
+    found = list(_SECTION_HEADING.finditer(page))
+    ends = [match.start() for match in found[1:]] + [len(page)]
+    return {slug(match[2]): page[match.end() : end] for match, end in zip(found, ends, strict=True)}
+
+
+def _begins_a_statement(text: str, op: str) -> bool:
+    """Whether a paragraph, list item or requirement of ``text`` starts with ``op``."""
+    paragraphs = re.split(r"\n\s*\n|\n(?=- |\d+\. )", text)
+    opening = re.compile(r"^(?:- |\d+\. )?(?:\*\*[A-Z0-9-]+\*\* \([A-Z ]+\):\s*)?`" + re.escape(op))
+    return any(opening.match(paragraph.strip()) for paragraph in paragraphs)
+
+
+@pytest.mark.parametrize("profile", known_profiles())
+def test_every_op_links_to_the_section_that_defines_it(profile: str) -> None:
+    page = (spec_dir() / f"{profile}.md").read_text(encoding="utf-8")
+    sections = _sections(page)
+    prose = {anchor: text for anchor, text in sections.items() if anchor != "operations"}
+    for op in profile_ops(profile):
+        anchor = op.link.split("#", 1)[1]
+        assert anchor in prose, op
+        named = {a for a, text in prose.items() if f"`{op.name}`" in text or f"`{op.name}(" in text}
+        assert anchor in named, op
+        words = op.name.split(".", 1)[1].replace("_", "-")
+        named_after = {a for a in named if a in (words, words + "s")}
+        beginning = {a for a in named if _begins_a_statement(prose[a], op.name)}
+        assert anchor in (named_after or beginning or named), (op, named_after, beginning)
+        if not (named_after or beginning):
+            assert anchor == next(a for a in prose if a in named), op
+
+
+def test_ops_named_in_several_sections_link_where_they_are_defined() -> None:
+    links = {op.name: op.link for profile in known_profiles() for op in profile_ops(profile)}
+    assert links["memories.call"] == (
+        "spec/memories.md#profile-memories-the-anthropic-api-memory-tool"
+    )
+    assert links["memories.session_script"] == "spec/memories.md#session"
+    assert links["hermes.session_script"] == "spec/hermes.md#snapshot"
+    assert links["factstore.read"] == "spec/factstore.md#read"
+    assert links["memdir.load"] == "spec/memdir.md#load"
+    assert links["automemory.parse_memory_file"] == "spec/automemory.md#frontmatter"

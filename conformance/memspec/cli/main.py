@@ -517,10 +517,17 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 def _cmd_lint(args: argparse.Namespace) -> int:
     from memspec.cli.lint import lint
+    from memspec.corpus.cases import refuse_unreadable_nesting
 
     _check_profiles(args.profile, allow_protocol=False)
     notes: list[str] = []
-    problems = lint(profiles=args.profile or None, notes=notes)
+    try:
+        problems = lint(profiles=args.profile or None, notes=notes)
+    except RecursionError:
+        # lint parses each file itself: name the one its parser could not follow.
+        for path in _fixture_files(args.profile):
+            refuse_unreadable_nesting(path)
+        raise
     for problem in problems:
         print(problem)
     for note in notes:
@@ -530,6 +537,19 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     print("lint: clean")
     return EXIT_OK
+
+
+def _fixture_files(profiles: Sequence[str]) -> list[Path]:
+    """The fixture files lint reads: every one, or those of ``profiles``."""
+    from memspec.corpus.cases import fixture_files
+    from memspec.corpus.data import fixtures_dir
+
+    root = fixtures_dir()
+    return [
+        path
+        for path in fixture_files(root)
+        if not profiles or path.relative_to(root).parts[0] in profiles
+    ]
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import memspec
 from memspec.corpus.data import spec_dir
-from memspec.corpus.op_schemas import arguments, kind_of, op_schema
+from memspec.corpus.op_schemas import arguments, described, kind_of, op_schema
 from memspec.corpus.profiles import known_profiles
 from memspec.exceptions import UsageError
 
@@ -59,59 +60,92 @@ def slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
+@dataclass(frozen=True)
+class _Section:
+    heading: str
+    body: str
+
+
 def profile_ops(profile: str) -> list[Op]:
-    """The ops of a profile's Operations table, each with its defining section."""
+    """The ops of a profile's Operations table, each with the section that defines it."""
     page = spec_dir() / f"{profile}.md"
     try:
         text = page.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read the spec page {page}: {exc}") from exc
-    sections: list[tuple[str, str]] = []  # (heading, body)
-    heading = ""
-    body: list[str] = []
-    for line in text.splitlines():
-        match = _HEADING.match(line)
-        if match and len(match[1]) == 2:
-            sections.append((heading, "\n".join(body)))
-            heading, body = match[2], []
-        else:
-            body.append(line)
-    sections.append((heading, "\n".join(body)))
-    operations = next((b for h, b in sections if h.lower().startswith("operations")), "")
+    sections = _sections(text)
+    operations = next((s.body for s in sections if _is_operations(s)), "")
     ops = []
     for line in operations.splitlines():
         row = _ROW.match(line)
-        if not row:
-            continue
-        name = row["op"]
-        short = name.split(".", 1)[1]
-        words = short.replace("_", " ")
-        found = (
-            next(
-                (
-                    h
-                    for h, b in sections
-                    if h
-                    and not h.lower().startswith("operations")
-                    and (f"`{name}`" in b or f"`{name}(" in b)
-                ),
-                None,
-            )
-            or next((h for h, _ in sections if h and h.lower() in (words, words + "s")), None)
-            or next(
-                (
-                    h
-                    for h, b in sections
-                    if h
-                    and not h.lower().startswith("operations")
-                    and (f"`{short}`" in b or f"`{short}(" in b)
-                ),
-                None,
-            )
-            or "Operations"
-        )
-        ops.append(Op(name, row["args"].strip(), f"spec/{profile}.md#{slug(found)}"))
+        if row:
+            heading = _defining_section(row["op"], sections)
+            ops.append(Op(row["op"], row["args"].strip(), f"spec/{profile}.md#{slug(heading)}"))
     return ops
+
+
+def _sections(text: str) -> list[_Section]:
+    """The page cut at its headings of levels 1 and 2: the title with the page's opening
+    text, then each ``##`` section."""
+    sections = [_Section("", "")]
+    body: list[str] = []
+    for line in text.splitlines():
+        match = _HEADING.match(line)
+        if match and len(match[1]) <= 2:
+            sections[-1] = _Section(sections[-1].heading, "\n".join(body))
+            sections.append(_Section(match[2], ""))
+            body = []
+        else:
+            body.append(line)
+    sections[-1] = _Section(sections[-1].heading, "\n".join(body))
+    return [section for section in sections if section.heading]
+
+
+def _is_operations(section: _Section) -> bool:
+    return section.heading.lower().startswith("operations")
+
+
+def _defining_section(op: str, sections: list[_Section]) -> str:
+    """The heading of the section that defines ``op``: the one named after it, else the
+    first whose paragraph, list item or requirement begins with it, else the first that
+    names it. The Operations table names every op, so that section comes last."""
+    prose = [s for s in sections if not _is_operations(s) and _names(s.body, op)]
+    words = op.split(".", 1)[1].replace("_", " ")
+    named_after = (s for s in prose if s.heading.lower() in (words, words + "s"))
+    begun = (s for s in prose if any(_begins_with(item, op) for item in _statements(s.body)))
+    found = next(named_after, None) or next(begun, None) or next(iter(prose), None)
+    return found.heading if found else "Operations"
+
+
+def _names(text: str, op: str) -> bool:
+    return f"`{op}`" in text or f"`{op}(" in text
+
+
+_LIST_ITEM = re.compile(r"^(?:- |\d+\. )")
+_REQUIREMENT_ID = re.compile(r"^(?:- |\d+\. )?(?:\*\*[A-Z0-9-]+\*\* \([A-Z ]+\):\s*)?")
+
+
+def _statements(body: str) -> Iterator[str]:
+    """The paragraphs and list items of a section, each on one line; tables, code blocks
+    and headings left out."""
+    block: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        prose = bool(line.strip()) and not fenced and not line.startswith(("|", "```", "#"))
+        if block and (not prose or _LIST_ITEM.match(line)):
+            yield " ".join(block)
+            block = []
+        if prose:
+            block.append(line.strip())
+    if block:
+        yield " ".join(block)
+
+
+def _begins_with(statement: str, op: str) -> bool:
+    """Whether a statement, past its list marker and requirement id, starts with ``op``."""
+    return _REQUIREMENT_ID.sub("", statement, count=1).startswith((f"`{op}`", f"`{op}("))
 
 
 def _q(text: str) -> str:
@@ -132,7 +166,7 @@ def stub_comment(op: Op) -> list[str]:
         lines.append(f"  {argument.name}: {argument.kind}, {status} — {argument.description}")
     result = schema.get("$defs", {}).get("result")
     if result is not None:
-        lines.append(f"result: {kind_of(result)} — {result.get('description', '')}")
+        lines.append(described(f"result: {kind_of(result)}", result))
     return lines
 
 

@@ -4,6 +4,8 @@ A reader that goes away (``memspec diff A B | head``) or a stream that cannot be
 (``> /dev/full``) is noticed at the first failed write; later output is dropped, and the
 command still ends with its own exit status. The caller then says, in one line, why
 output was lost, except for a closed pipe: a reader that stopped reading asked for that.
+A character the stream's encoding cannot carry (``PYTHONIOENCODING=ascii``) is written as
+its backslash escape.
 """
 
 from __future__ import annotations
@@ -33,10 +35,18 @@ class GuardedOutput:
     def write(self, text: str) -> int:
         if self.failure is None:
             try:
-                self.stream.write(text)
+                self._write_encodable(text)
             except OSError as exc:
                 self._fail(exc)
         return len(text)
+
+    def _write_encodable(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except UnicodeEncodeError:
+            # A text stream encodes the whole text before writing any of it.
+            encoding = getattr(self.stream, "encoding", None) or "utf-8"
+            self.stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:

@@ -31,8 +31,13 @@ __all__ = [
     "fixture_files",
     "load_case",
     "load_cases",
+    "refuse_unreadable_nesting",
     "schema_errors",
 ]
+
+DEEPEST_NESTING = 100
+"""How deeply a fixture may nest arrays and objects: ten times what any case needs, and
+well within what every reader of a case (the schema's validator among them) can follow."""
 
 
 @dataclass(frozen=True)
@@ -155,8 +160,41 @@ def _validator() -> jsonschema.Draft202012Validator:
 
 def schema_errors(data: Any) -> list[str]:
     """Every way ``data`` breaks the case schema, as ``location: message`` lines."""
+    if _nesting_depth(data) > DEEPEST_NESTING:
+        return [f"(top): nested more than {DEEPEST_NESTING} levels deep"]
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in errors]
+
+
+def _nesting_depth(data: Any) -> int:
+    """How deeply arrays and objects nest in ``data``, counted without recursion and only
+    as far as one level past the limit."""
+    deepest = 0
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if not isinstance(value, (dict, list)):
+            continue
+        deepest = max(deepest, depth)
+        if depth <= DEEPEST_NESTING:
+            children = value.values() if isinstance(value, dict) else value
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def refuse_unreadable_nesting(path: Path) -> None:
+    """Raise FixtureError, as ``load_case`` does, when the file is JSON nested past what
+    Python's parser can follow; any other flaw is left to the caller."""
+    try:
+        json.loads(path.read_bytes())
+    except RecursionError:
+        raise _too_deep_to_read(path) from None
+    except (OSError, ValueError):
+        pass
+
+
+def _too_deep_to_read(path: Path) -> FixtureError:
+    return FixtureError(f"{path}: cannot read fixture: nested too deeply")
 
 
 def case_from_json(data: Mapping[str, Any], path: Path | None = None) -> Case:
@@ -231,6 +269,8 @@ def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
         data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise FixtureError(f"{path}: cannot read fixture: {exc}") from exc
+    except RecursionError:
+        raise _too_deep_to_read(path) from None
     digest = hashlib.sha256(raw).hexdigest()
     if valid is None or digest not in valid:
         problems = schema_errors(data)

@@ -28,6 +28,7 @@ __all__ = [
     "Argument",
     "args_errors",
     "arguments",
+    "described",
     "forget_op_schemas",
     "kind_of",
     "lookup",
@@ -291,11 +292,17 @@ def table_cell(op: str) -> str:
     return " ".join(parts)
 
 
+def described(head: str, schema: Mapping[str, Any]) -> str:
+    """``head — description``, or ``head`` alone when the schema has no description."""
+    description = schema.get("description", "")
+    return f"{head} — {description}" if description else head
+
+
 def _members(schema: Mapping[str, Any], indent: str) -> Iterator[str]:
     required = set(schema.get("required", ()))
     for name, member in schema.get("properties", {}).items():
         optional = "" if name in required else ", optional"
-        yield f"{indent}{name}: {kind_of(member)}{optional} — {member.get('description', '')}"
+        yield described(f"{indent}{name}: {kind_of(member)}{optional}", member)
 
 
 def signature(op: str) -> list[str]:
@@ -303,7 +310,7 @@ def signature(op: str) -> list[str]:
     schema = op_schema(op)
     if schema is None:
         return [f"{op}: no schema ({schema_file(op)})"]
-    lines = [f"{op} — {schema.get('description', '')}", "", "args:"]
+    lines = [described(op, schema), "", "args:"]
     args = arguments(op)
     alternatives = _alternatives(schema["$defs"]["args"])
     if alternatives:
@@ -318,16 +325,17 @@ def signature(op: str) -> list[str]:
             status = "required in its alternative"
         if argument.has_default:
             status += f", default {json.dumps(argument.default)}"
-        lines.append(f"  {argument.name}: {argument.kind}, {status} — {argument.description}")
+        head = f"  {argument.name}: {argument.kind}, {status}"
+        lines.append(f"{head} — {argument.description}" if argument.description else head)
     result = schema["$defs"]["result"]
-    lines += ["", f"result: {kind_of(result)} — {result.get('description', '')}"]
+    lines += ["", described(f"result: {kind_of(result)}", result)]
     lines += _members(result, "  ")
     for index, branch in enumerate(result.get("oneOf", result.get("anyOf", ())), 1):
-        lines.append(f"  form {index}: {kind_of(branch)} — {branch.get('description', '')}")
+        lines.append(described(f"  form {index}: {kind_of(branch)}", branch))
         lines += _members(branch, "    ")
     items = result.get("items")
     if isinstance(items, dict) and items.get("properties"):
-        lines.append(f"  each item: {items.get('description', '')}")
+        lines.append(described("  each item", items))
         lines += _members(items, "    ")
     lines += ["", f"schema: {schema_file(op)}"]
     return lines

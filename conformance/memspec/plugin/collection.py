@@ -4,6 +4,7 @@ case id, profile, requirements and kind, and the selections (``--profile``, ``--
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -15,7 +16,19 @@ from memspec.plugin.run_state import RunState, run_state
 from memspec.reports.shard import Shard
 from memspec.run.runner import crash_point_steps
 
-__all__ = ["Sharding", "case_id_of", "parametrize_cases", "select_items", "suite_case_ids"]
+__all__ = [
+    "Sharding",
+    "case_id_of",
+    "deselection_line",
+    "parametrize_cases",
+    "select_items",
+    "suite_case_ids",
+]
+
+_DESELECTED = pytest.StashKey[Counter[str]]()
+"""How many items memspec's selections left out, by why."""
+_EMPTY_LIST = "empty case list"
+"""The item pytest makes for a kind of case of which none is selected."""
 
 
 def case_marks(case: Case, kind: str = "fixture", case_id: str = "") -> list[Any]:
@@ -86,34 +99,73 @@ def _is_empty_case_parameter(item: pytest.Item) -> bool:
     return getattr(item, "originalname", "") in ("test_case", "test_crash_points")
 
 
-def _keep(config: pytest.Config, items: list[pytest.Item], kept: list[pytest.Item]) -> None:
+def _keep(
+    config: pytest.Config, items: list[pytest.Item], kept: list[pytest.Item], why: Counter[str]
+) -> None:
+    """Keep ``kept`` of ``items``; ``why`` counts the others by the reason they were left."""
     if len(kept) != len(items):
         kept_ids = {id(item) for item in kept}
         config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept_ids])
         items[:] = kept
+        config.stash.setdefault(_DESELECTED, Counter()).update(why)
+
+
+def deselection_line(config: pytest.Config, deselected: int) -> str:
+    """Why ``deselected`` items (pytest's count) were left out of the run, in one line;
+    empty when none were."""
+    if not deselected:
+        return ""
+    ours = config.stash.setdefault(_DESELECTED, Counter())
+    why = ours.copy()
+    others = deselected - sum(why.values())
+    if others > 0:
+        keyword = getattr(config.option, "keyword", "")
+        why[f"not matching -k {keyword!r}" if keyword else "left out by another plugin"] += others
+    return "deselected: " + ", ".join(_counted(count, reason) for reason, count in why.items())
+
+
+def _counted(count: int, reason: str) -> str:
+    plural = "s" if count != 1 else ""
+    return (
+        f"{count} {reason}{plural}" if reason == _EMPTY_LIST else f"{count} case{plural} {reason}"
+    )
+
+
+def _left_out(item: pytest.Item, case_id: str, state: RunState, known: tuple[str, ...]) -> str:
+    """Why a case item is not selected; empty when it is."""
+    profile_marker = item.get_closest_marker("memspec_profile")
+    profile = str(profile_marker.args[0]) if profile_marker else ""
+    if state.profiles and profile not in state.profiles:
+        return f"of other profiles (--profile {' --profile '.join(state.profiles)})"
+    if profile not in known:  # a suite test of a profile these fixtures do not have
+        return "of profiles the fixtures folder does not hold"
+    if state.case_ids and case_id not in state.case_ids:
+        return "not named by --case"
+    if state.ops and not state.ops & set(_ops_of(item)):
+        return f"calling none of the ops of --op {' --op '.join(sorted(state.ops))}"
+    return ""
 
 
 def select_items(config: pytest.Config, state: RunState, items: list[pytest.Item]) -> None:
     """Keep the selected cases, give each its metadata and its expected failure."""
     known = selectable_profiles()
     kept = []
+    why: Counter[str] = Counter()
     for item in items:
         case_id = case_id_of(item)
         if case_id is None:
-            if not _is_empty_case_parameter(item):
+            if _is_empty_case_parameter(item):
+                why[_EMPTY_LIST] += 1
+            else:
                 kept.append(item)
+            continue
+        reason = _left_out(item, case_id, state, known)
+        if reason:
+            why[reason] += 1
             continue
         profile_marker = item.get_closest_marker("memspec_profile")
         profile = str(profile_marker.args[0]) if profile_marker else ""
-        if state.profiles and profile not in state.profiles:
-            continue
-        if profile not in known:  # a suite test of a profile these fixtures do not have
-            continue
-        if state.case_ids and case_id not in state.case_ids:
-            continue
         ops = _ops_of(item)
-        if state.ops and not state.ops & set(ops):
-            continue
         requirement_marker = item.get_closest_marker("memspec_requirement")
         kind_marker = item.get_closest_marker("memspec_kind")
         item.user_properties.append(
@@ -133,7 +185,7 @@ def select_items(config: pytest.Config, state: RunState, items: list[pytest.Item
         if entry is not None:
             item.add_marker(pytest.mark.xfail(reason=entry.reason, strict=True))
         kept.append(item)
-    _keep(config, items, kept)
+    _keep(config, items, kept, why)
 
 
 def suite_case_ids() -> set[str]:
@@ -156,8 +208,6 @@ class Sharding:
     ) -> None:
         ids = {id(item): case_id for item in items if (case_id := case_id_of(item))}
         wanted = self.shard.select(ids.values())
-        _keep(
-            config,
-            items,
-            [item for item in items if id(item) not in ids or ids[id(item)] in wanted],
-        )
+        kept = [item for item in items if id(item) not in ids or ids[id(item)] in wanted]
+        why = Counter({f"of other shards (--shard {self.shard})": len(items) - len(kept)})
+        _keep(config, items, kept, why)

@@ -78,6 +78,10 @@ class Connection(Protocol):
 
     def request(self, message: Message, timeout_s: float) -> Message: ...
 
+    def unasked_output(self) -> bytes:
+        """What the implementation has sent beyond its last reply, without waiting."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -101,6 +105,9 @@ class InProcessConnection:
         if not isinstance(decoded, dict):
             raise ProtocolViolation(f"reply is not a JSON object: {decoded!r}")
         return decoded
+
+    def unasked_output(self) -> bytes:
+        return b""  # handle() returns exactly one reply
 
     def close(self) -> None:
         return None
@@ -209,6 +216,19 @@ class SubprocessConnection:
             self._pending.append(chunk)
             self._pending_size += len(chunk)
 
+    def unasked_output(self) -> bytes:
+        """The bytes already waiting after the last reply line, read without blocking:
+        between a reply and the next request, a conforming adapter prints nothing."""
+        if not self._pending:
+            assert self._process.stdout is not None
+            fd = self._process.stdout.fileno()
+            if select.select([fd], [], [], 0)[0]:
+                chunk = os.read(fd, _READ_CHUNK)  # empty at the end of output: nothing unasked
+                if chunk:
+                    self._pending.append(chunk)
+                    self._pending_size += len(chunk)
+        return b"".join(self._pending)
+
     def _wait_note(self) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=1)
@@ -244,13 +264,16 @@ class SubprocessConnection:
             process.wait(timeout=5)
         self._stderr.close()
 
-    def stop(self, message: Message, timeout_s: float) -> None:
-        """Ask the process to stop, then make sure it has."""
+    def stop(self, message: Message, timeout_s: float) -> Message | None:
+        """Ask the process to stop, then make sure it has; the line that came back, if
+        it was a JSON object (a stray second answer to an earlier request comes first)."""
+        reply = None
         with contextlib.suppress(AdapterFault):
-            self.request(message, timeout_s)
+            reply = self.request(message, timeout_s)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=min(timeout_s, 2.0))
         self.close()
+        return reply
 
 
 ConnectionFactory = Callable[[], Connection]
@@ -402,6 +425,9 @@ class Adapter:
     _connection: Connection | None = field(default=None, init=False)
     _handshake: Handshake | None = field(default=None, init=False)
     _next_id: int = field(default=0, init=False)
+    _last_answered: Message | None = field(default=None, init=False)
+    """The last request the current connection answered, to name it should a second
+    answer to it come later."""
     _workers: list[Adapter] = field(default_factory=list, init=False)
     restarts: int = field(default=0, init=False)
 
@@ -434,12 +460,14 @@ class Adapter:
             raise AdapterBroken(
                 f"{self.description}: cannot start: {type(exc).__name__}: {exc}"
             ) from exc
+        start_id = self._id()
         try:
             reply = connection.request(
-                {"id": self._id(), "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}},
+                {"id": start_id, "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}},
                 max(self.start_timeout_s, self.timeout_s),
             )
             handshake = _check_start(reply)
+            _refuse_unasked_output(connection, start_id, "start")
         except AdapterFault as exc:
             connection.close()
             raise AdapterBroken(f"{self.description}: start handshake failed: {exc}") from exc
@@ -450,6 +478,7 @@ class Adapter:
             connection.close()
             raise AdapterBroken(f"{self.description}: a restarted adapter changed its handshake")
         self._connection, self._handshake = connection, handshake
+        self._last_answered = None
         return connection
 
     def spawn(self) -> Adapter:
@@ -482,24 +511,49 @@ class Adapter:
             message["fault"] = {"fail_mutation": fail_mutation}
         try:
             reply = connection.request(message, self.timeout_s)
+            late = self._second_answer(reply, request_id, op)
+            if late is not None:
+                raise late
             response = _check_reply(reply, request_id)
+            _refuse_unasked_output(connection, request_id, op)
             if fail_mutation is not None and not isinstance(response.mutations, int):
                 raise ProtocolViolation(
                     "a reply to a request with a fault needs an integer 'mutations'"
                 )
+            self._last_answered = message
             return response
         except AdapterFault:
             self._drop()
             raise
+
+    def _second_answer(self, reply: Message, request_id: int, op: str) -> ProtocolViolation | None:
+        """A reply that echoes an earlier request is a second answer to it, which came
+        late, in place of the answer to this one: the fault, saying whose it is."""
+        echoed = reply.get("id")
+        if not isinstance(echoed, int) or isinstance(echoed, bool) or echoed >= request_id:
+            return None
+        earlier = self._last_answered
+        whose = (
+            f"request id {echoed} ({earlier['op']} {json.dumps(earlier['args'])[:200]}) "
+            "was answered twice"
+            if earlier is not None and earlier["id"] == echoed
+            else f"reply id {echoed} answers an earlier request a second time"
+        )
+        return ProtocolViolation(
+            f"{whose}: its second answer came in place of the answer to request id "
+            f"{request_id} ({op}): {json.dumps(reply)[:500]}"
+        )
 
     def raw_request(self, message: Message) -> Message:
         """Send a message as it is (for smoke checks); faults propagate."""
         connection = self._ensure_started()
         starting = message.get("op") == "start"
         try:
-            return connection.request(
+            reply = connection.request(
                 message, max(self.start_timeout_s, self.timeout_s) if starting else self.timeout_s
             )
+            _refuse_unasked_output(connection, message.get("id"), str(message.get("op")))
+            return reply
         except AdapterFault:
             self._drop()
             raise
@@ -511,20 +565,40 @@ class Adapter:
             self.restarts += 1
 
     def close(self) -> None:
+        """Stop every connection. Raises ProtocolViolation, once all are closed, when
+        what came back for ``stop`` was a late second answer to the last ``call``."""
+        strays: list[ProtocolViolation] = []
         for worker in self._workers:
-            worker.close()
+            try:
+                worker.close()
+            except ProtocolViolation as exc:
+                strays.append(exc)
         self._workers.clear()
+        own = self._stop()
+        if own is not None:
+            raise own
+        if strays:
+            raise strays[0]
+
+    def _stop(self) -> ProtocolViolation | None:
+        """Send ``stop`` and close the connection; the second answer to the last ``call``
+        that came back instead of the answer to ``stop``, if one did (the handshake and
+        raw requests are left out: those who stop after them have no case to blame)."""
         connection, self._connection = self._connection, None
         if connection is None:
-            return
+            return None
+        stop_id = self._id()
+        message: Message = {"id": stop_id, "op": "stop", "args": {}}
+        reply = None
         if isinstance(connection, SubprocessConnection):
-            connection.stop(
-                {"id": self._id(), "op": "stop", "args": {}}, min(self.timeout_s, _STOP_TIMEOUT_S)
-            )
+            reply = connection.stop(message, min(self.timeout_s, _STOP_TIMEOUT_S))
         else:
             with contextlib.suppress(AdapterFault):
-                connection.request({"id": self._id(), "op": "stop", "args": {}}, self.timeout_s)
+                connection.request(message, self.timeout_s)
             connection.close()
+        if reply is None or self._last_answered is None:
+            return None
+        return self._second_answer(reply, stop_id, "stop")
 
 
 _ASCII_NUMBER = re.compile(r"[0-9]{1,30}")
@@ -567,6 +641,25 @@ def _check_start(reply: Message) -> Handshake:
     if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
         raise ProtocolViolation("start result capabilities must be [string]")
     return Handshake(implementation, version, tuple(profiles), tuple(capabilities))
+
+
+def _refuse_unasked_output(connection: Connection, request_id: Any, op: str) -> None:
+    """Blame the request just answered for any line that follows its reply at once: a
+    second answer would otherwise be read as the reply to the next request."""
+    waiting = connection.unasked_output()
+    if not waiting:
+        return
+    line = waiting.split(b"\n", 1)[0]
+    try:
+        echoed = json.loads(line).get("id")
+    except (ValueError, AttributeError, RecursionError):
+        echoed = None
+    what = (
+        "was answered twice, the second answer right after the first"
+        if echoed == request_id
+        else "was followed by output no request asked for"
+    )
+    raise ProtocolViolation(f"request id {request_id!r} ({op}) {what}: {line[:500]!r}")
 
 
 def _check_reply(reply: Message, request_id: int) -> Response:
