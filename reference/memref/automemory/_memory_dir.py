@@ -40,8 +40,9 @@ _MOUNT_ROOTS = (["net"], ["network", "servers"])
 
 
 def _network_mount(path: str) -> bool:
-    """``/net/<host>``, ``/Network/Servers/<host>`` (lexically, any case), a macOS
-    special root, or a path starting with two separators."""
+    """``/net/<host>``, ``/Network/Servers/<host>`` or a path below one (once its ``.``
+    and ``..`` are resolved lexically, in any case), a macOS special root, or a path
+    starting with two separators."""
     if path[:2] in ("//", "/\\", "\\/", "\\\\") or path.startswith("\\??\\"):
         return True
     first = next((part for part in path.split("/") if part), "")
@@ -56,9 +57,7 @@ def _network_mount(path: str) -> bool:
                 stack.pop()
             continue
         stack.append(part)
-        if any(len(stack) == len(root) + 1 and stack[: len(root)] == root for root in _MOUNT_ROOTS):
-            return True
-    return False
+    return any(len(stack) > len(root) and stack[: len(root)] == root for root in _MOUNT_ROOTS)
 
 
 def is_unsafe_dir(path: str) -> bool:

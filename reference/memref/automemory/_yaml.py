@@ -1,5 +1,6 @@
 """The YAML that memory files use, with YAML 1.2 core-schema typing, in the standard
-library: block mappings (nested by indentation), block sequences of scalars, flow
+library: block mappings (nested by indentation), block sequences of scalars (also at
+their parent key's indentation, as YAML 1.2 allows), flow
 sequences of scalars, plain, single- and double-quoted one-line scalars, comments.
 
 Anything else (anchors, tags, block scalars, flow mappings, multi-line scalars, tabs in
@@ -189,14 +190,18 @@ def _split_key(text: str) -> tuple[str, str] | None:
     return (key, text[colon + 1 :].strip(" \t")) if key else None
 
 
-def _block(lines: list[_Line], start: int, indent: int) -> tuple[Any, int]:
-    """The block node whose lines start at ``start`` with this indentation."""
+def _block(lines: list[_Line], start: int, indent: int, compact: bool = False) -> tuple[Any, int]:
+    """The block node whose lines start at ``start`` with this indentation; a
+    ``compact`` sequence stands at its parent key's indentation (``tags:\n- a``) and
+    ends at the first line there that is not an entry of it."""
     if lines[start].text.startswith("- ") or lines[start].text == "-":
         items: list[Any] = []
         index = start
         while index < len(lines) and lines[index].indent == indent:
             text = lines[index].text
             if not (text.startswith("- ") or text == "-"):
+                if compact:
+                    break
                 raise YamlError("a mapping entry among sequence entries")
             item = text[2:].strip(" \t")
             if not item or _split_key(item) is not None:
@@ -226,7 +231,7 @@ def _block(lines: list[_Line], start: int, indent: int) -> tuple[Any, int]:
             and (lines[index].text.startswith("- ") or lines[index].text == "-")
         )
         if child_indent > indent or nested_sequence:
-            mapping[key], index = _block(lines, index, child_indent)
+            mapping[key], index = _block(lines, index, child_indent, nested_sequence)
         else:
             mapping[key] = None
     if index < len(lines) and lines[index].indent > indent:

@@ -65,3 +65,19 @@ def test_a_bare_question_mark_fails_both_parses() -> None:
     parsed = parse_memory_file("---\nname: ?\ndescription: d\n---\nbody")
     assert parsed.parse_failed and parsed.name is None and parsed.description is None
     assert parsed.body == "body"
+
+
+def test_a_sequence_at_its_key_s_indentation_ends_at_the_next_key() -> None:
+    assert parse_yaml("tags:\n- a\n- 2\nname: n") == {"tags": ["a", 2], "name": "n"}
+    assert parse_yaml("metadata:\n  tags:\n  - a\n  type: user\nx: 1") == {
+        "metadata": {"tags": ["a"], "type": "user"},
+        "x": 1,
+    }
+    parsed = parse_memory_file("---\ntags:\n- a\nname: n\n---\n\nbody\n")
+    assert not parsed.parse_failed and parsed.name == "n" and parsed.body == "body\n"
+
+
+@pytest.mark.parametrize("document", ["- a\nname: n", "tags:\n- a\n  - b", "tags:\n- a\n x: 1"])
+def test_a_sequence_at_its_key_s_indentation_stays_strict(document: str) -> None:
+    with pytest.raises(YamlError):
+        parse_yaml(document)

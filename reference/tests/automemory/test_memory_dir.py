@@ -104,3 +104,21 @@ def test_gitfile_without_gitdir_is_its_own_root(tmp_path: Path) -> None:
 def test_only_separators_at_the_very_end_are_removed() -> None:
     assert validate_memory_path("/tmp/ab\\\n", False, "/h") == "/tmp/ab\\\n/"
     assert validate_memory_path("/tmp/ab/\n", False, "/h") == "/tmp/ab/\n/"
+
+
+def test_a_dotdot_hidden_by_a_trailing_separator_stays_and_is_resolved_for_mounts() -> None:
+    assert validate_memory_path("/x/..\\", False, "/h") == "/x/../"
+    assert validate_memory_path("/net/h/..\\", False, "/h") == "/net/h/../"
+    assert validate_memory_path("/Network/Servers/h/..\\", False, "/h") == "/Network/Servers/h/../"
+    assert validate_memory_path("/net/h/x\\", False, "/h") is None
+
+
+def test_an_empty_home_is_joined_like_any_other(tmp_path: Path) -> None:
+    assert validate_memory_path("~/mem", True, "") is None
+    assert validate_memory_path("~//abc", True, "") == "/abc/"
+    assert validate_memory_path("~//abc", True, "/h") == "/h/abc/"
+    root = str(tmp_path / "p")
+    configured = memory_dir(root, {"CLAUDE_CONFIG_DIR": "/cfg"}, "")
+    assert configured == memory_dir(root, {"CLAUDE_CONFIG_DIR": "/cfg"}, "/home/u")
+    default = memory_dir(root, {}, "")
+    assert default is not None and default.endswith("/memory/") and ".claude/projects/" in default
