@@ -1,7 +1,8 @@
-"""The right party is blamed, in one line: the harness's own faults and bad options are
-never counted against the implementation, and an adapter's slow start is not a broken
-one; a fixture too deep to read and a terminal that cannot show a character are one line
-or an escape, never a traceback; a request answered twice is the one blamed."""
+"""The right party is blamed, in one line: the harness's own faults (under a fixture or
+a suite test) and bad options are never counted against the implementation, a reply a
+property cannot read always is, and an adapter's slow start is not a broken one; a
+fixture too deep to read and a terminal that cannot show a character are one line or an
+escape, never a traceback; a request answered twice is the one blamed."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from conftest import DATA, Runner, demo_records, fake_cmd
 from hand_reports import demo_environment, memspec
+from memref_variants import variant_env
 
 from memspec.corpus.cases import DEEPEST_NESTING, load_case, schema_errors
 from memspec.exceptions import FixtureError, ProtocolViolation
@@ -96,6 +98,79 @@ def test_a_fault_of_the_harness_is_an_error_that_says_so(
         "FileNotFoundError: [Errno 2] No such file or directory"
     ), record["message"]
     assert "does not hold" not in record["message"]
+
+
+SUITE_CASES = {
+    "property": "turnlog/enabled/property-off-tokens",
+    "differential": "turnlog/filename/property-agrees-with-reference",
+    "snapshot": "turnlog/filename/snapshot-names",
+    "protocol": "protocol/op/unknown-op",
+}
+
+
+def test_a_fault_of_the_harness_under_a_suite_test_is_an_error_that_says_so(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """Properties, differential properties, snapshots and protocol checks as fixtures:
+    an exception of memspec's own code is an error that says so, even for a case listed
+    as failing, and never a failure of the implementation."""
+    report, expectations = tmp_path / "r.jsonl", tmp_path / "x.toml"
+    expectations.write_text(
+        "".join(
+            f'[[expected_failure]]\ncase = "{case}"\nreason = "thought broken"\n'
+            'signature = ["does not hold"]\n\n'
+            for case in SUITE_CASES.values()
+        ),
+        encoding="utf-8",
+    )
+    env = {**variant_env(), "PYTEST_ADDOPTS": "-p suite_breaker"}
+    selected = [argument for case in SUITE_CASES.values() for argument in ("--case", case)]
+    result = memspec_cli(
+        "run", *selected, "--expectations", str(expectations), "--report", str(report), env=env
+    )
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr
+    records = {r["id"]: r for r in read_report(report) if r["type"] == "case"}
+    for kind, case in SUITE_CASES.items():
+        record = records[case]
+        assert record["kind"] == kind
+        assert (record["outcome"], record["signature"]) == ("error", ["harness fault"]), record
+        assert record["message"].startswith(
+            f"harness fault in {case}, not counted against the implementation: "
+            "FileNotFoundError: [Errno 2] No such file or directory"
+        ), record["message"]
+        assert "does not hold" not in record["message"]
+
+
+@pytest.mark.parametrize(
+    ("fake", "case", "told"),
+    [
+        (
+            "CreatesNothing",
+            "memories/create/property-create-then-view",
+            "memories.call: wrong content of /memories/",
+        ),
+        (
+            "HermesTextNotJson",
+            "hermes/storage/property-adds-read-back",
+            "the tool result's text is not JSON",
+        ),
+    ],
+)
+def test_a_reply_a_property_cannot_read_is_the_implementations_failure(
+    fake: str, case: str, told: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """A file the implementation did not write, or a text that is not the JSON it should
+    hold, fails the property: the harness did not break."""
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run", "--adapter", f"python:property_fakes:{fake}", "--case", case,
+        "--report", str(report), env=variant_env(),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr
+    (record,) = [r for r in read_report(report) if r.get("id") == case]
+    assert (record["outcome"], record["signature"]) == ("failed", ["does not hold"]), record
+    assert record["message"].startswith(f"property {case} does not hold: {told}"), record
+    assert "harness fault" not in record["message"] and "Errno" not in record["message"]
 
 
 @pytest.mark.parametrize(

@@ -1,20 +1,27 @@
 """Failure messages a porter can read: each text escaped once and evenly, and a text that
-misses its pattern shown by the line that misses; an op's signature without a dangling
-dash; deselected cases explained; each op of a skeleton linked to the section that
-defines it."""
+misses its pattern shown by the line that misses; a failing property told by its call,
+the reply it required and the reply it got, as JSON; an op's signature without a
+dangling dash; deselected cases explained; each op of a skeleton linked to the section
+that defines it."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Runner, fake_cmd
+from memref_variants import variant_env
 
 from memspec.cli.new_adapter import profile_ops, slug
 from memspec.corpus.data import spec_dir
 from memspec.corpus.op_schemas import described, ops_with_schemas, signature
 from memspec.corpus.profiles import known_profiles
+from memspec.exceptions import CaseFailure
 from memspec.judge.messages import abridge, describe_difference
+from memspec.reports.report import read_report
+from memspec.suite._support import expect_equal
 
 
 def test_newlines_and_tabs_are_escaped_once_inside_json() -> None:
@@ -137,3 +144,110 @@ def test_ops_named_in_several_sections_link_where_they_are_defined() -> None:
     assert links["factstore.read"] == "spec/factstore.md#read"
     assert links["memdir.load"] == "spec/memdir.md#load"
     assert links["automemory.parse_memory_file"] == "spec/automemory.md#frontmatter"
+
+
+def _property_failure(fake: str, case: str, runner: Runner, report: Path) -> list[str]:
+    """The lines of the message of ``case``, run against one of ``property_fakes``."""
+    result = runner(
+        "run", "--adapter", f"python:property_fakes:{fake}", "--case", case,
+        "--report", str(report), env=variant_env(),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr
+    (record,) = [r for r in read_report(report) if r.get("id") == case]
+    assert (record["outcome"], record["signature"]) == ("failed", ["does not hold"]), record
+    message = str(record["message"])
+    for repr_only in ("assert ", "{'", "'}", "b'", 'b"', "\\\\n", "\\\\t"):
+        assert repr_only not in message, message
+    return message.splitlines()
+
+
+def _viewed(number: str) -> str:
+    """The tool result of viewing an empty /memories/0.txt, as the message shows it: the
+    newline and the tab escaped once."""
+    header = "Here's the content of /memories/0.txt with line numbers:"
+    return f'{{"content": "{header}\\n{number}\\t", "is_error": false}}'
+
+
+def test_a_failing_property_shows_its_input_the_expected_and_the_actual_reply(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    case = "memories/create/property-create-then-view"
+    lines = _property_failure("NarrowLineNumbers", case, memspec_cli, tmp_path / "r.jsonl")
+    assert lines[0] == f"property {case} does not hold: memories.call: wrong result"
+    assert lines[1] == "  op:    memories.call"
+    assert lines[2].startswith('  args:  {"base": "/') and '"command": "view"' in lines[2]
+    assert lines[3:6] == [
+        f'  reply: {{"result": {_viewed("    1")}}}',
+        f"  expected: {_viewed('     1')}",
+        f"  actual:   {_viewed('    1')}",
+    ]
+    assert lines[6] == "  differs at /content:"
+    assert lines[7].endswith("first difference at offset 61 (line 2):")
+    assert lines[-1].startswith(f"  rerun: memspec run --case {case}")
+
+
+def test_a_failing_differential_property_expects_the_reference_reply(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    case = "turnlog/filename/property-agrees-with-reference"
+    lines = _property_failure("MarkdownFilenames", case, memspec_cli, tmp_path / "r.jsonl")
+    assert lines[0] == (
+        f"differential {case} does not hold: turnlog.filename: wrong result (memref's expected)"
+    )
+    expected = next(line for line in lines if line.startswith("  expected: "))
+    actual = next(line for line in lines if line.startswith("  actual:   "))
+    assert expected.endswith('--turn.md"') and actual.endswith('--turn.markdown"')
+
+
+def test_a_failing_assertion_of_a_property_says_what_it_requires(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    case = "memories/paths/property-nothing-outside"
+    lines = _property_failure("HostPathInErrors", case, memspec_cli, tmp_path / "r.jsonl")
+    assert lines[0] == f"property {case} does not hold: an error reply names a host path"
+    assert lines[1] == "  op:    memories.call"
+    assert lines[3].startswith('  reply: {"result": {"content": "') and "/tmp" in lines[3]
+
+
+def _expected_equal_message(expected: Any, actual: Any, **options: Any) -> list[str]:
+    with pytest.raises(CaseFailure) as failure:
+        expect_equal("demo.echo", {"value": "x\n"}, expected, actual, **options)
+    return str(failure.value).splitlines()
+
+
+def test_expect_equal_tells_the_call_and_both_values_as_json() -> None:
+    expect_equal("demo.echo", {}, {"a": [1, "é"]}, {"a": [1, {"base64": "w6k="}]})
+    lines = _expected_equal_message({"ok": True, "n": 1}, {"ok": True, "n": 1.0})
+    assert lines == [
+        "demo.echo: wrong result",
+        "  op:    demo.echo",
+        '  args:  {"value": "x\\n"}',
+        '  expected: {"n": 1, "ok": true}',
+        '  actual:   {"n": 1.0, "ok": true}',
+        "  differs at /n:",
+        "    expected: 1",
+        "    actual:   1.0",
+    ]
+
+
+def test_expect_equal_shows_files_as_text_and_points_at_the_member_that_differs() -> None:
+    lines = _expected_equal_message(b"caf\xc3\xa9\n", b"\xff", what="content of /memories/a")
+    assert lines[0] == "demo.echo: wrong content of /memories/a"
+    assert lines[3:] == ['  expected: "caf\u00e9\\n"', '  actual:   "\\udcff"']
+    long = "line\n" * 40
+    nested = _expected_equal_message({"rows": [{"t": long}]}, {"rows": [{"t": long + "x"}]})
+    assert nested[5:7] == ["  differs at /rows/0/t:", "    expected 200 chars, actual 201 chars; "
+                           "first difference at offset 200 (line 41):"]  # fmt: skip
+    listed = _expected_equal_message(["0123456789"] * 20 + ["a"], ["0123456789"] * 20)
+    assert listed[5:] == [
+        "  difference:",
+        "    expected 21 items, actual 20; the first 20 agree",
+        '    expected /20: "a"',
+        "    actual /20:   (none: the list ends)",
+    ]
+    members = _expected_equal_message({"a": 1, "b": "x" * 200}, {"a": 1, "c": "x" * 200})
+    assert members[5:] == [
+        "  difference:",
+        '    missing members: "b"',
+        '    unexpected members: "c"',
+    ]

@@ -9,6 +9,12 @@ own status letters and closing line (``report_status``) and the memspec report
 
 - A wrong answer is ``failed``; no proper answer (the adapter died, hung, answered
   garbage or could not be restarted) is ``error``, wherever it happens.
+- An exception that judges nothing (none of ``CaseFailure``, ``CaseFault``,
+  ``HostLimitation``, and in a suite test ``assert``) is a fault of the harness: an
+  ``error`` that says so and is never counted against the implementation, for every kind.
+- A failing property is told in the protocol's terms: the op, its args and its reply as
+  JSON, with the expected and actual values when the property compared them
+  (``memspec.suite._support.expect_equal``), never Python reprs.
 - A case listed as an expected failure is ``xfailed`` when it fails or errs as its entry
   says (the same signature), ``failed`` when it fails otherwise, and ``xpassed`` (which
   fails the run) when it passes.
@@ -19,6 +25,8 @@ own status letters and closing line (``report_status``) and the memspec report
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -146,9 +154,9 @@ def _verdict(
     expected_failure = hasattr(report, "wasxfail")
     error = call.excinfo.value if call.excinfo is not None else None
     fault = _fault_in(error)
-    if report.when == "call" and _harness_fault(kind, error, fault):
-        assert error is not None
-        return Verdict("error", _harness_message(case_id, error), HARNESS_FAULT)
+    broken = _harness_fault(kind, error, fault) if report.when == "call" else None
+    if broken is not None:
+        return Verdict("error", _harness_message(case_id, broken), HARNESS_FAULT)
     if report.skipped:
         if not expected_failure:
             return Verdict("skipped", _skip_reason(report))
@@ -218,18 +226,38 @@ _NO_ANSWER: tuple[tuple[type[BaseException], str], ...] = (
 )
 
 
-def _harness_fault(kind: str, error: BaseException | None, fault: _Fault | None) -> bool:
-    """Whether the harness itself broke while running a fixture case: any exception but
-    the runner's own verdicts, which never says anything about the implementation."""
-    return (
-        kind in _CASE_KINDS
-        and error is not None
-        and fault is None
-        and not isinstance(error, (CaseFailure, CaseFault, HostLimitation, _OUTCOME_EXCEPTIONS))
-    )
+def _harness_fault(
+    kind: str, error: BaseException | None, fault: _Fault | None
+) -> BaseException | None:
+    """The exception by which the harness itself broke, which never says anything about
+    the implementation: one that is none of the case's verdicts, for every kind of case.
+    Of the failures Hypothesis found together, one verdict makes the whole a verdict."""
+    if error is None or fault is not None:
+        return None
+    leaves = _leaves(error)
+    if any(_is_verdict(kind, leaf) for leaf in leaves):
+        return None
+    return leaves[0]
 
 
 _OUTCOME_EXCEPTIONS = (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception)
+_VERDICTS = (CaseFailure, CaseFault, HostLimitation, *_OUTCOME_EXCEPTIONS)
+
+
+def _is_verdict(kind: str, error: BaseException) -> bool:
+    """Whether ``error`` judges the case: the runner words every verdict of a fixture
+    case and its crash points itself (an ``assert`` there is a bug of the runner), while
+    a suite test also states its invariants with ``assert``."""
+    if isinstance(error, _VERDICTS):
+        return True
+    return kind not in _CASE_KINDS and isinstance(error, AssertionError)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """``error``, or the exceptions a group holds, however deep."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
 
 
 def _harness_message(case_id: str, error: BaseException) -> str:
@@ -327,24 +355,31 @@ def _does_not_hold(
 ) -> str:
     from memspec.corpus.registry import registered_cases
 
-    text = str(error).strip() if error is not None else ""
-    reason = text.splitlines()[0] if text else type(error).__name__
+    failures = _leaves(error) if error is not None else []
+    reason, details = _reason_and_details(_told(failures))
     calls = recent_calls()
     last = calls[-1] if calls else None
-    if last is not None and last.response is not None and last.response.error_kind == "unknown-op":
+    own_call = any(line.startswith("  op:") for line in details)
+    if (
+        not own_call
+        and last is not None
+        and last.response is not None
+        and last.response.error_kind == "unknown-op"
+    ):
         reason = f"{last.op} answered error 'unknown-op'"
-    lines = [f"{kind} {case_id} does not hold: {reason[:500]}"]
-    if last is not None:
+    lines = [f"{kind} {case_id} does not hold: {reason[:500]}", *details]
+    if not own_call and last is not None:
         lines += [
             f"  op:    {last.op}",
             f"  args:  {abridge(dict(last.args), 400)}",
             f"  reply: {abridge(last.reply_json(), 400)}",
         ]
         if len(calls) > 1:
-            lines.append(
-                "  calls before it: "
-                + "; ".join(f"{c.op} -> {abridge(c.reply_json(), 80)}" for c in calls[:-1])
-            )
+            lines.append("  calls before it: " + _calls_line(calls[:-1]))
+    if len(failures) > 1:
+        lines.append(
+            f"  one of {len(failures)} distinct failures of it; the others show once it is fixed"
+        )
     entry = next((e for e in registered_cases() if e.id == case_id), None)
     if entry is not None and entry.divergences:
         lines.append(
@@ -365,6 +400,60 @@ def _does_not_hold(
         )
         lines.append(f"  exported as {path}")
     return "\n".join(lines)
+
+
+def _calls_line(calls: list[Call]) -> str:
+    return "; ".join(f"{call.op} -> {abridge(call.reply_json(), 80)}" for call in calls)
+
+
+def _told(failures: list[BaseException]) -> BaseException | None:
+    """The failure a message tells: the last one that judges the case (Hypothesis
+    replays the failures it found in turn, so the calls remembered are the last's)."""
+    judging = [f for f in failures if isinstance(f, (CaseFailure, AssertionError))]
+    return (judging or failures or [None])[-1]
+
+
+def _reason_and_details(failure: BaseException | None) -> tuple[str, list[str]]:
+    """Why ``failure`` fails the case in one line, and the lines a CaseFailure adds (the
+    property's own call, expected and actual values) after it."""
+    if failure is None:
+        return "it fails", []
+    if isinstance(failure, AssertionError):
+        stated = _stated_assertion(failure)
+        if stated is not None:
+            return stated, []
+    lines = str(failure).strip().splitlines()
+    if not lines:
+        return type(failure).__name__, []
+    return lines[0], lines[1:] if isinstance(failure, CaseFailure) else []
+
+
+def _stated_assertion(error: AssertionError) -> str | None:
+    """What a failed ``assert`` of a suite test says: its message when that is a literal
+    text, else its condition as written (pytest's explanation would show Python reprs of
+    the values, which the message shows as JSON instead)."""
+    where = error.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    if where is None:
+        return None
+    line = where.tb_lineno
+    for statement in _assertions_in(where.tb_frame.f_code.co_filename):
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            message = statement.msg
+            if isinstance(message, ast.Constant) and isinstance(message.value, str):
+                return message.value
+            return "assert " + ast.unparse(statement.test)
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _assertions_in(path: str) -> tuple[ast.Assert, ...]:
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    return tuple(node for node in ast.walk(tree) if isinstance(node, ast.Assert))
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -6,6 +6,7 @@ reference.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -14,9 +15,8 @@ from typing import Any, Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.corpus.compare import json_equal, text_bytes
 from memspec.corpus.registry import suite_case
-from memspec.suite._support import result, scratch_folder
+from memspec.suite._support import expect_equal, object_with, result, scratch_folder, text_of
 from memspec.wire.adapters import Adapter
 from memspec.wire.instants import format_instant
 
@@ -41,10 +41,8 @@ def _units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _text(value: Any) -> str:
-    data = text_bytes(value)
-    assert data is not None, value
-    return data.decode("utf-8")
+def _picked(answer: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {name: answer[name] for name in names}
 
 
 @contextmanager
@@ -60,7 +58,8 @@ def test_constants_are_stable(memspec_adapter: Adapter, path: str) -> None:
     """The constants are the same on every call, whatever happens in between."""
     first = result(memspec_adapter, "automemory.constants", {})
     result(memspec_adapter, "automemory.project_key", {"path": path})
-    assert json_equal(first, result(memspec_adapter, "automemory.constants", {}))
+    again = result(memspec_adapter, "automemory.constants", {})
+    expect_equal("automemory.constants", {}, first, again, what="result after another call")
 
 
 @suite_case(
@@ -74,17 +73,19 @@ def test_constants_are_stable(memspec_adapter: Adapter, path: str) -> None:
 def test_project_key_has_its_shape(memspec_adapter: Adapter, path: str) -> None:
     """The key has one character per UTF-16 unit of the path, alphanumerics kept and the
     rest '-', cut to 200 units and followed by the path's hash when longer."""
-    key = result(memspec_adapter, "automemory.project_key", {"path": path})
+    args = {"path": path}
+    key = result(memspec_adapter, "automemory.project_key", args)
     units = path.encode("utf-16-le")
     sanitized = "".join(
         chr(unit) if chr(unit).isascii() and chr(unit).isalnum() else "-"
         for unit in (int.from_bytes(units[i : i + 2], "little") for i in range(0, len(units), 2))
     )
     if len(sanitized) <= 200:
-        assert key == sanitized
+        expect_equal("automemory.project_key", args, sanitized, key)
     else:
-        hashed = result(memspec_adapter, "automemory.path_hash", {"path": path})
-        assert key == sanitized[:200] + "-" + hashed["base36"]
+        hashed = object_with(result(memspec_adapter, "automemory.path_hash", args), "base36")
+        suffix = text_of(hashed["base36"], "base36 of the path's hash")
+        expect_equal("automemory.project_key", args, sanitized[:200] + "-" + suffix, key)
 
 
 @suite_case("automemory/project-key/property-hash-in-range", "AUTOMEMORY-KEY-004")
@@ -92,10 +93,14 @@ def test_project_key_has_its_shape(memspec_adapter: Adapter, path: str) -> None:
 @given(path=paths)
 def test_path_hash_is_a_signed_32_bit_value(memspec_adapter: Adapter, path: str) -> None:
     """The hash is a signed 32-bit integer and its base-36 form is its absolute value."""
-    hashed = result(memspec_adapter, "automemory.path_hash", {"path": path})
-    assert -(2**31) <= hashed["hash"] < 2**31
-    assert int(hashed["base36"], 36) == abs(hashed["hash"])
-    assert hashed["base36"] == hashed["base36"].lower()
+    args = {"path": path}
+    hashed = object_with(result(memspec_adapter, "automemory.path_hash", args), "hash", "base36")
+    number, base36 = hashed["hash"], hashed["base36"]
+    assert type(number) is int and -(2**31) <= number < 2**31, "the hash is a signed 32-bit integer"
+    assert isinstance(base36, str) and re.fullmatch("[0-9a-z]+", base36), (
+        "base36 is lower-case base-36 digits"
+    )
+    expect_equal("automemory.path_hash", args, abs(number), int(base36, 36), what="base36 value")
 
 
 @suite_case("automemory/memory-dir/property-validated-form", "AUTOMEMORY-DIR-001")
@@ -107,10 +112,16 @@ def test_validated_directories_are_normal(memspec_adapter: Adapter, value: str) 
     directory = result(memspec_adapter, "automemory.validate_memory_path", args)
     if directory is None:
         return
-    assert directory.startswith("/") and directory.endswith("/")
-    assert not directory.endswith("//") and len(directory) >= 4
-    again = result(memspec_adapter, "automemory.validate_memory_path", {**args, "value": directory})
-    assert again == directory
+    assert isinstance(directory, str), "a validated directory is null or text"
+    assert directory.startswith("/") and directory.endswith("/"), (
+        "a validated directory is absolute and ends in '/'"
+    )
+    assert not directory.endswith("//") and len(directory) >= 4, (
+        "a validated directory ends in exactly one '/' and is at least 4 long"
+    )
+    revalidated = {**args, "value": directory}
+    again = result(memspec_adapter, "automemory.validate_memory_path", revalidated)
+    expect_equal("automemory.validate_memory_path", revalidated, directory, again)
 
 
 @suite_case(
@@ -125,21 +136,33 @@ def test_validated_directories_are_normal(memspec_adapter: Adapter, value: str) 
 def test_loaded_index_keeps_its_invariants(memspec_adapter: Adapter, lines: list[str]) -> None:
     """The measures are those of the trimmed text; within the caps it is loaded whole,
     over them a prefix within both caps is followed by the warning."""
-    text = "\n".join(lines)
-    loaded = result(memspec_adapter, "automemory.load_index", {"text": text})
-    trimmed = text.strip(" \n")
-    assert loaded["unit_count"] == len(trimmed)
-    assert loaded["line_count"] == trimmed.count("\n") + 1
-    over_lines, over_units = loaded["line_count"] > 200, loaded["unit_count"] > 25_000
-    assert (loaded["line_truncated"], loaded["unit_truncated"]) == (over_lines, over_units)
-    content = _text(loaded["content"])
+    args = {"text": "\n".join(lines)}
+    measures = ("unit_count", "line_count", "line_truncated", "unit_truncated")
+    loaded = object_with(
+        result(memspec_adapter, "automemory.load_index", args), *measures, "content"
+    )
+    trimmed = args["text"].strip(" \n")
+    units, line_count = len(trimmed), trimmed.count("\n") + 1
+    over_lines, over_units = line_count > 200, units > 25_000
+    wanted = {
+        "unit_count": units,
+        "line_count": line_count,
+        "line_truncated": over_lines,
+        "unit_truncated": over_units,
+    }
+    expect_equal("automemory.load_index", args, wanted, _picked(loaded, *measures))
+    content = text_of(loaded["content"], "the loaded content")
     if not (over_lines or over_units):
-        assert content == trimmed
+        expect_equal("automemory.load_index", args, trimmed, content, what="content")
         return
     kept, marker, warning = content.partition("\n\n> WARNING: MEMORY.md is ")
-    assert marker and warning.endswith("move detail into topic files.")
-    assert trimmed.startswith(kept)
-    assert len(kept) <= 25_000 and kept.count("\n") + 1 <= 200
+    assert marker and warning.endswith("move detail into topic files."), (
+        "a truncated index ends with the warning"
+    )
+    assert trimmed.startswith(kept), "what is kept of a truncated index is not a prefix"
+    assert len(kept) <= 25_000 and kept.count("\n") + 1 <= 200, (
+        "what is kept of a truncated index passes a cap"
+    )
 
 
 @suite_case("automemory/index/property-size-wording", "AUTOMEMORY-IDX-010")
@@ -148,15 +171,21 @@ def test_loaded_index_keeps_its_invariants(memspec_adapter: Adapter, lines: list
 def test_size_wording_matches_its_magnitude(memspec_adapter: Adapter, units: int) -> None:
     """The size is written in bytes below 1024 and otherwise in the unit of its magnitude,
     with at most one decimal that is never 0."""
-    text = result(memspec_adapter, "automemory.format_size", {"units": units})
+    args = {"units": units}
+    text = result(memspec_adapter, "automemory.format_size", args)
     if units < 1024:
-        assert text == f"{units} bytes"
+        expect_equal("automemory.format_size", args, f"{units} bytes", text)
         return
     suffix = "KB" if units < 1024**2 else "MB" if units < 1024**3 else "GB"
+    assert isinstance(text, str) and text.endswith(suffix), "the size is not in its unit"
     number = text.removesuffix(suffix)
-    assert number != text and not number.endswith(".0")
+    assert re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", number) and not number.endswith(".0"), (
+        "the size is a decimal number, without a decimal 0"
+    )
     power = {"KB": 1, "MB": 2, "GB": 3}[suffix]
-    assert abs(Fraction(number) - Fraction(units, 1024**power)) <= Fraction(1, 20)
+    assert abs(Fraction(number) - Fraction(units, 1024**power)) <= Fraction(1, 20), (
+        "the size is off by more than half a tenth of its unit"
+    )
 
 
 @suite_case(
@@ -167,9 +196,16 @@ def test_size_wording_matches_its_magnitude(memspec_adapter: Adapter, units: int
 @given(text=st.text(alphabet=st.characters(blacklist_categories=_NO_SURROGATE), max_size=120))
 def test_text_without_comments_is_unchanged(memspec_adapter: Adapter, text: str) -> None:
     """Text without '<!--' comes back unchanged, its line endings included."""
-    text = text.replace("<!--", "<!-")
-    stripped = result(memspec_adapter, "automemory.strip_html_comments", {"text": text})
-    assert stripped["stripped"] is False and _text(stripped["content"]) == text
+    args = {"text": text.replace("<!--", "<!-")}
+    stripped = object_with(
+        result(memspec_adapter, "automemory.strip_html_comments", args), "stripped", "content"
+    )
+    expect_equal(
+        "automemory.strip_html_comments",
+        args,
+        {"stripped": False, "content": args["text"]},
+        _picked(stripped, "stripped", "content"),
+    )
 
 
 @suite_case(
@@ -185,20 +221,29 @@ def test_reminder_follows_the_larger_fraction(
 ) -> None:
     """A reminder appears exactly when the larger fraction reaches 0.8, and says 'over'
     exactly when the measure it reports passes its cap."""
-    content = "\n".join(["x" * width] * lines)
-    units = len(content)
-    reminder = result(memspec_adapter, "automemory.size_reminder", {"content": content})
+    args = {"content": "\n".join(["x" * width] * lines)}
+    units = len(args["content"])
+    reminder = object_with(
+        result(memspec_adapter, "automemory.size_reminder", args), "text", "over_cap"
+    )
     by_units, by_lines = Fraction(units, 25_000), Fraction(lines, 200)
     by_lines_wins = by_lines > by_units
     fraction = max(by_units, by_lines)
-    assert (reminder["text"] is None) == (fraction < Fraction(4, 5))
-    if reminder["text"] is None:
-        assert reminder["over_cap"] is False
+    text = reminder["text"]
+    assert (text is None) == (fraction < Fraction(4, 5)), (
+        "a reminder is given exactly when the larger fraction reaches 0.8"
+    )
+    over = text is not None and (lines > 200 if by_lines_wins else units > 25_000)
+    expect_equal("automemory.size_reminder", args, over, reminder["over_cap"], what="over_cap")
+    if text is None:
         return
-    over = lines > 200 if by_lines_wins else units > 25_000
-    assert reminder["over_cap"] is over
-    assert reminder["text"].startswith("Error: " if over else "The memory index")
-    assert ("-line read limit" in reminder["text"]) is by_lines_wins
+    assert isinstance(text, str), "a reminder is text"
+    assert text.startswith("Error: " if over else "The memory index"), (
+        "the reminder opens otherwise"
+    )
+    assert ("-line read limit" in text) is by_lines_wins, (
+        "the reminder names the line limit exactly when the lines' fraction is the larger"
+    )
 
 
 @suite_case("automemory/index-line/property-fits-150", "AUTOMEMORY-LINE-001", "AUTOMEMORY-LINE-003")
@@ -207,18 +252,16 @@ def test_reminder_follows_the_larger_fraction(
 def test_index_line_fits_its_width(memspec_adapter: Adapter, stem: str, description: str) -> None:
     """A line opens with its link and, with a description, is at most 150 units wide."""
     filename = f"{stem}.md"
-    line = result(
-        memspec_adapter,
-        "automemory.index_line",
-        {"filename": filename, "description": description},
-    )
+    args = {"filename": filename, "description": description}
+    line = result(memspec_adapter, "automemory.index_line", args)
     link = f"- [{stem}]({filename})"
-    assert line.startswith(link)
     collapsed = " ".join(description.split())
     if not collapsed:
-        assert line == link
-    else:
-        assert line.startswith(link + " \u2014 ") and _units(line) <= 150
+        expect_equal("automemory.index_line", args, link, line)
+        return
+    assert isinstance(line, str), "an index line is text"
+    assert line.startswith(link + " \u2014 "), "the line does not open with its link and a dash"
+    assert _units(line) <= 150, "the line is wider than 150 units"
 
 
 @suite_case("automemory/frontmatter/property-no-block", "AUTOMEMORY-FM-001")
@@ -228,9 +271,15 @@ def test_text_without_opener_is_all_body(memspec_adapter: Adapter, text: str) ->
     """A text that does not open with '---' has no frontmatter and is all body."""
     if text.lstrip("\ufeff").startswith("---"):
         text = "x" + text
-    parsed = result(memspec_adapter, "automemory.parse_memory_file", {"text": text})
-    assert _text(parsed["body"]) == text
-    assert parsed["name"] is None and parsed["type"] is None and parsed["metadata"] == {}
+    args = {"text": text}
+    judged = ("body", "name", "type", "metadata")
+    parsed = object_with(result(memspec_adapter, "automemory.parse_memory_file", args), *judged)
+    expect_equal(
+        "automemory.parse_memory_file",
+        args,
+        {"body": text, "name": None, "type": None, "metadata": {}},
+        _picked(parsed, *judged),
+    )
 
 
 @suite_case(
@@ -261,14 +310,17 @@ def test_written_file_reads_back(
             "body": body,
         },
     )
-    parsed = result(memspec_adapter, "automemory.parse_memory_file", {"text": text})
-    assert (parsed["name"], parsed["description"], parsed["type"]) == (
-        name,
-        description,
-        memory_type,
-    )
-    assert parsed["metadata"] == {"node_type": "memory", "type": memory_type}
-    assert _text(parsed["body"]) == body.lstrip("\n").lstrip(_JS_SPACE)
+    args = {"text": text}
+    judged = ("name", "description", "type", "metadata", "body")
+    parsed = object_with(result(memspec_adapter, "automemory.parse_memory_file", args), *judged)
+    wanted = {
+        "name": name,
+        "description": description,
+        "type": memory_type,
+        "metadata": {"node_type": "memory", "type": memory_type},
+        "body": body.lstrip("\n").lstrip(_JS_SPACE),
+    }
+    expect_equal("automemory.parse_memory_file", args, wanted, _picked(parsed, *judged))
 
 
 @suite_case(
@@ -284,19 +336,21 @@ def test_days_are_floored_and_never_negative(
 ) -> None:
     """days is the floor of the elapsed days, never negative; a caveat exactly from 2."""
     now = max(0, mtime + age)
-    fresh = result(
-        memspec_adapter,
-        "automemory.freshness",
-        {
-            "mtime": format_instant(mtime * _NS_PER_MS),
-            "now": format_instant(now * _NS_PER_MS),
-            "path": "/m/a.md",
-        },
+    args = {
+        "mtime": format_instant(mtime * _NS_PER_MS),
+        "now": format_instant(now * _NS_PER_MS),
+        "path": "/m/a.md",
+    }
+    fresh = object_with(
+        result(memspec_adapter, "automemory.freshness", args), "days", "caveat", "header"
     )
     days = max(0, (now - mtime) // _DAY_MS)
-    assert fresh["days"] == days
-    assert (fresh["caveat"] == "") == (days <= 1)
-    assert fresh["header"].endswith("Memory: /m/a.md:")
+    expect_equal("automemory.freshness", args, days, fresh["days"], what="days")
+    assert (fresh["caveat"] == "") == (days <= 1), "a caveat is given exactly from 2 days"
+    header = fresh["header"]
+    assert isinstance(header, str) and header.endswith("Memory: /m/a.md:"), (
+        "the header does not end with the memory's path"
+    )
 
 
 @suite_case("automemory/carve-out/property-strict-implies-lexical", "AUTOMEMORY-CARVE-005")
@@ -311,7 +365,7 @@ def test_strict_check_implies_the_lexical_one(memspec_adapter: Adapter, rest: st
         args = {"path": memory + rest, "dir": memory}
         strict = result(memspec_adapter, "automemory.carve_out", args)
         lexical = result(memspec_adapter, "automemory.carve_out_lexical", args)
-    assert not strict or lexical
+    assert not strict or lexical, "the strict check allows what the lexical one refuses"
 
 
 @suite_case("automemory/scan/property-lists-written-files", "AUTOMEMORY-SCAN-001")
@@ -341,7 +395,17 @@ def test_scan_lists_what_was_written(
             )
         with open(f"{directory}/MEMORY.md", "w", encoding="utf-8") as index:
             index.write("- [x](x.md)\n")
-        headers = result(memspec_adapter, "automemory.scan_memory_files", {"dir": directory})
-    listed = {h["filename"]: (h["description"], h["type"]) for h in headers}
-    assert len(listed) == len(headers)
-    assert listed == {f"{stem}.md": fields for stem, fields in files.items()}
+        args = {"dir": directory}
+        headers = result(memspec_adapter, "automemory.scan_memory_files", args)
+    assert isinstance(headers, list), "a scan is a list"
+    found = [object_with(h, "filename", "description", "type", what="a header") for h in headers]
+    listed = {text_of(h["filename"], "a file name"): [h["description"], h["type"]] for h in found}
+    assert len(listed) == len(headers), "a file is listed twice"
+    wanted = {f"{stem}.md": list(fields) for stem, fields in files.items()}
+    expect_equal(
+        "automemory.scan_memory_files",
+        args,
+        wanted,
+        listed,
+        what="files listed (description, type)",
+    )

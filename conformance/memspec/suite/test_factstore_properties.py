@@ -13,10 +13,17 @@ from typing import Any, Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.compare import text_bytes
 from memspec.corpus.registry import suite_case
 from memspec.suite._factstore import scratch_store
-from memspec.suite._support import reference_result, reply, result
+from memspec.suite._support import (
+    expect_equal,
+    object_with,
+    reference_result,
+    reply,
+    result,
+    text_of,
+)
 from memspec.wire.adapters import Adapter
 
 _ONE_LINE: tuple[Literal["Cc", "Cs", "Zl", "Zp"], ...] = ("Cc", "Cs", "Zl", "Zp")
@@ -70,14 +77,20 @@ def test_write_then_read_round_trips(
             assert response.error_kind == "invalid-input", response.error_message
             assert "16KB" in response.error_message
             return
-        back = result(memspec_adapter, "factstore.read", {**store, "id": f"{scope}/{name}"})
-    assert back["found"] is True
-    got = back["memory"]
-    assert got["scope"] == scope and got["type"] == fact_type and got["name"] == name
-    assert text_bytes(got["description"]) == description.encode()
-    assert text_bytes(got["invalidate_when"]) == ("" if blank else condition).encode()
-    assert got["durable"] is blank
-    assert text_bytes(got["body"]) == body.encode()
+        read = {**store, "id": f"{scope}/{name}"}
+        back = object_with(result(memspec_adapter, "factstore.read", read), "found", "memory")
+    expect_equal("factstore.read", read, True, back["found"], what="found")
+    wanted = {
+        "scope": scope,
+        "type": fact_type,
+        "name": name,
+        "description": description,
+        "invalidate_when": "" if blank else condition,
+        "durable": blank,
+        "body": body,
+    }
+    got = object_with(back["memory"], *wanted, what="the fact read")
+    expect_equal("factstore.read", read, wanted, {key: got[key] for key in wanted})
 
 
 @suite_case("factstore/format/property-quote-unquote", "FACTSTORE-FMT-004")
@@ -86,9 +99,11 @@ def test_write_then_read_round_trips(
 def test_unquote_inverts_quote(memspec_adapter: Adapter, text: str) -> None:
     """Go-unquoting a Go-quoted text gives the text back, and the quoted form is one line."""
     quoted = result(memspec_adapter, "factstore.quote", {"text": text})
-    assert "\n" not in quoted and "\r" not in quoted
+    assert isinstance(quoted, str) and "\n" not in quoted and "\r" not in quoted, (
+        "the quoted form is one line of text"
+    )
     back = result(memspec_adapter, "factstore.unquote", {"text": quoted})
-    assert back == {"ok": True, "value": text}
+    expect_equal("factstore.unquote", {"text": quoted}, {"ok": True, "value": text}, back)
 
 
 @suite_case("factstore/format/property-parse-total", "FACTSTORE-FMT-005")
@@ -103,13 +118,18 @@ def test_unquote_inverts_quote(memspec_adapter: Adapter, text: str) -> None:
 )
 def test_parse_answers_every_text(memspec_adapter: Adapter, content: str) -> None:
     """parse_fact gives a fact or one of its two documented errors, never anything else."""
-    response = reply(memspec_adapter, "factstore.parse_fact", {"content": content})
+    args = {"content": content}
+    response = reply(memspec_adapter, "factstore.parse_fact", args)
     if response.is_error:
-        assert response.error_kind == "invalid-input"
-        assert response.error_message in ("missing frontmatter", "unterminated frontmatter")
-    else:
-        assert response.result["type"] in ("user", "feedback", "project", "reference")
-        assert response.result["durable"] == (response.result["invalidate_when"] == "")
+        assert response.error_kind == "invalid-input", "parse_fact refuses with another kind"
+        assert response.error_message in ("missing frontmatter", "unterminated frontmatter"), (
+            "parse_fact refuses with an undocumented message"
+        )
+        return
+    fact = object_with(response.result, "type", "durable", "invalidate_when")
+    assert fact["type"] in ("user", "feedback", "project", "reference"), "an unknown type"
+    blank = fact["invalidate_when"] == ""
+    expect_equal("factstore.parse_fact", args, blank, fact["durable"], what="durable")
 
 
 _HEADER_PIECES = st.sampled_from(
@@ -141,13 +161,15 @@ def test_rename_changes_only_the_name_line(
             {"content": content.decode(), "name": "z-9"},
         )
     )
-    assert renamed is not None
+    assert renamed is not None, "the renamed file is not text"
     before, after = content.split(b"\n"), renamed.split(b"\n")
-    assert len(after) == len(before)
+    assert len(after) == len(before), "the renamed file has another number of lines"
     changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
-    assert len(changed) <= 1
+    assert len(changed) <= 1, "more than one line changed"
     for index in changed:
-        assert after[index] in (b"name: z-9", b"name: z-9\r")
+        assert after[index] in (b"name: z-9", b"name: z-9\r"), (
+            "the changed line is not the new name line"
+        )
 
 
 @suite_case(
@@ -186,7 +208,7 @@ def test_parse_agrees_with_reference(memspec_adapter: Adapter, lines: list[str],
     args = {"content": "---\n" + "\n".join(lines) + "\n---\n" + body}
     expected = reference_result("factstore.parse_fact", args)
     actual = result(memspec_adapter, "factstore.parse_fact", args)
-    assert json_equal(expected, actual), (args, expected, actual)
+    expect_equal("factstore.parse_fact", args, expected, actual, what="result (memref's expected)")
 
 
 @suite_case("factstore/names/property-valid-name", "FACTSTORE-NAME-001")
@@ -194,8 +216,9 @@ def test_parse_agrees_with_reference(memspec_adapter: Adapter, lines: list[str],
 @given(name=st.text(alphabet="abz09-_.A\n/ ", max_size=12))
 def test_valid_name_is_a_full_match(memspec_adapter: Adapter, name: str) -> None:
     """valid_name is true exactly when the whole name matches the kebab-case pattern."""
-    got = result(memspec_adapter, "factstore.valid_name", {"name": name})
-    assert got is (_NAME.fullmatch(name) is not None)
+    args = {"name": name}
+    got = result(memspec_adapter, "factstore.valid_name", args)
+    expect_equal("factstore.valid_name", args, _NAME.fullmatch(name) is not None, got)
 
 
 def _mems(draw_specs: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
@@ -221,15 +244,15 @@ def test_index_stays_within_budget(
     """Without its note the index fits 8192 bytes, projects come first, each group keeps a
     prefix of its input order, and the note counts exactly the facts left out."""
     mems = _mems(specs)
-    text = result(memspec_adapter, "factstore.format_index", {"mems": mems})
-    data = text_bytes(text)
-    assert data is not None
-    lines = data.decode().splitlines(keepends=True)
+    args = {"mems": mems}
+    text = text_of(result(memspec_adapter, "factstore.format_index", args), "the index")
+    lines = text.splitlines(keepends=True)
     note = [ln for ln in lines if ln.startswith("- \u2026 (")]
     shown = [ln for ln in lines if not ln.startswith("- \u2026 (")]
-    assert len("".join(shown).encode()) <= 8192
+    assert len("".join(shown).encode()) <= 8192, "the index without its note passes 8192 bytes"
     scopes = [ln[2:].split("/", 1)[0] for ln in shown]
-    assert scopes == sorted(scopes, key=lambda s: s != "project")
+    ordered = sorted(scopes, key=lambda s: s != "project")
+    expect_equal("factstore.format_index", args, ordered, scopes, what="scopes of the lines")
     for scope in ("project", "global"):
         wanted = [
             f"- {m['scope']}/{m['name']} \u2014 {m['description']}\n"
@@ -237,12 +260,8 @@ def test_index_stays_within_budget(
             if m["scope"] == scope
         ]
         got = [ln for ln in shown if ln.startswith(f"- {scope}/")]
-        assert got == wanted[: len(got)]
+        expect_equal("factstore.format_index", args, wanted[: len(got)], got, what=f"{scope} lines")
     dropped = len(mems) - len(shown)
-    if dropped:
-        assert note == [
-            f"- \u2026 ({dropped} more facts not shown; use the memory tool's list "
-            "action to see all)\n"
-        ]
-    else:
-        assert note == []
+    more = f"- \u2026 ({dropped} more facts not shown; use the memory tool's list action"
+    expected_note = [more + " to see all)\n"] if dropped else []
+    expect_equal("factstore.format_index", args, expected_note, note, what="note")

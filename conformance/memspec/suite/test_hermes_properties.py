@@ -6,9 +6,7 @@ home that the suite creates and reads itself.
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,9 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memspec.corpus.registry import suite_case
-from memspec.suite._support import reply, result, scratch_folder
+from memspec.suite._support import (
+    expect_equal,
+    file_bytes,
+    file_mode,
+    json_of,
+    names_in,
+    reply,
+    result,
+    scratch_folder,
+)
 from memspec.wire.adapters import Adapter
 
+OP = "hermes.call"
 DELIM = "\n\u00a7\n"
 _ALPHABET = st.sampled_from([*"abcxyz -.:", "\n", "\u00e9", "\u65e5", "\U0001f600"])
 entries = st.text(alphabet=_ALPHABET, min_size=1, max_size=24).map(str.strip).filter(bool)
@@ -34,18 +42,30 @@ def _home(adapter: Adapter, files: dict[str, str] | None = None) -> Iterator[str
         yield str(folder / "home")
 
 
-def _read(home: str, name: str = "MEMORY.md") -> str | None:
-    try:
-        with open(os.path.join(home, "memories", name), encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
+def _read(home: str, name: str = "MEMORY.md") -> bytes | None:
+    return file_bytes(os.path.join(home, "memories", name))
 
 
-def _call(adapter: Adapter, home: str, tool_input: dict[str, Any], **extra: Any) -> Any:
-    answer = result(adapter, "hermes.call", {"home": home, "input": tool_input, **extra})
-    assert isinstance(answer, dict) and set(answer) == {"text"}, answer
-    return json.loads(answer["text"])
+def _args(home: str, tool_input: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"home": home, "input": tool_input, **extra}
+
+
+def _call(adapter: Adapter, args: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object the tool's text holds."""
+    answer = result(adapter, OP, args)
+    assert isinstance(answer, dict) and set(answer) == {"text"}, "a tool result holds only text"
+    return _answer(answer["text"])
+
+
+def _answer(text: Any) -> dict[str, Any]:
+    answer = json_of(text, "the tool result's text")
+    assert isinstance(answer, dict), "the tool result's text is a JSON object"
+    return answer
+
+
+def _members(answer: dict[str, Any], *names: str) -> dict[str, Any]:
+    """The members of ``answer`` a property judges (a missing one stays missing)."""
+    return {name: answer[name] for name in names if name in answer}
 
 
 def _usage(current: int, limit: int) -> str:
@@ -58,8 +78,9 @@ def test_constants_do_not_move(memspec_adapter: Adapter) -> None:
     """The constants are the same before and after calls that write."""
     before = result(memspec_adapter, "hermes.constants", {})
     with _home(memspec_adapter) as home:
-        _call(memspec_adapter, home, {"action": "add", "content": "x"})
-    assert result(memspec_adapter, "hermes.constants", {}) == before
+        _call(memspec_adapter, _args(home, {"action": "add", "content": "x"}))
+    after = result(memspec_adapter, "hermes.constants", {})
+    expect_equal("hermes.constants", {}, before, after, what="result after a write")
 
 
 @suite_case("hermes/storage/property-adds-read-back", "HERMES-STORAGE-002", "HERMES-TOOL-009")
@@ -70,9 +91,18 @@ def test_adds_are_joined(memspec_adapter: Adapter, items: list[str]) -> None:
     delimiter, with no trailing newline, and each add reports the new count."""
     with _home(memspec_adapter) as home:
         for count, item in enumerate(items, 1):
-            answer = _call(memspec_adapter, home, {"action": "add", "content": item})
-            assert answer["success"] is True and answer["entry_count"] == count, answer
-        assert _read(home) == (DELIM.join(items) if items else None)
+            args = _args(home, {"action": "add", "content": item})
+            answer = _call(memspec_adapter, args)
+            expect_equal(
+                OP,
+                args,
+                {"success": True, "entry_count": count},
+                _members(answer, "success", "entry_count"),
+            )
+        if items:
+            expect_equal(
+                OP, args, DELIM.join(items).encode(), _read(home), what="content of MEMORY.md"
+            )
 
 
 @suite_case(
@@ -89,17 +119,18 @@ def test_budget(memspec_adapter: Adapter, items: list[str], extra: str, limit: i
     items = [item for item in items if item != extra]
     text = DELIM.join(items)
     with _home(memspec_adapter, {"MEMORY.md": text} if items else None) as home:
-        answer = _call(
-            memspec_adapter, home, {"action": "add", "content": extra}, limits={"memory": limit}
-        )
+        args = _args(home, {"action": "add", "content": extra}, limits={"memory": limit})
+        answer = _call(memspec_adapter, args)
         after = _read(home)
     size = len(DELIM.join([*items, extra]))
+    judged = _members(answer, "success", "usage")
     if size <= limit:
-        assert answer["success"] is True and answer["usage"] == _usage(size, limit), answer
-        assert after == DELIM.join([*items, extra])
+        expect_equal(OP, args, {"success": True, "usage": _usage(size, limit)}, judged)
+        joined = DELIM.join([*items, extra]).encode()
+        expect_equal(OP, args, joined, after, what="content of MEMORY.md")
     else:
-        assert answer["success"] is False and answer["usage"] == f"{len(text):,}/{limit:,}"
-        assert after == (text if items else None)
+        expect_equal(OP, args, {"success": False, "usage": f"{len(text):,}/{limit:,}"}, judged)
+        expect_equal(OP, args, text.encode() if items else None, after, what="content of MEMORY.md")
 
 
 @suite_case("hermes/tool/property-remove-restores", "HERMES-TOOL-016", "HERMES-TOOL-012")
@@ -113,11 +144,17 @@ def test_remove_restores(memspec_adapter: Adapter, items: list[str], extra: str)
     if len(items) == 1:
         items[0] = items[0].replace("\n", " ")
     with _home(memspec_adapter, {"MEMORY.md": DELIM.join(items)}) as home:
-        _call(memspec_adapter, home, {"action": "add", "content": unique})
-        answer = _call(memspec_adapter, home, {"action": "remove", "old_text": unique})
+        _call(memspec_adapter, _args(home, {"action": "add", "content": unique}))
+        remove = _args(home, {"action": "remove", "old_text": unique})
+        answer = _call(memspec_adapter, remove)
         after = _read(home)
-    assert answer["success"] is True and answer["entry_count"] == len(items), answer
-    assert after == DELIM.join(items)
+    expect_equal(
+        OP,
+        remove,
+        {"success": True, "entry_count": len(items)},
+        _members(answer, "success", "entry_count"),
+    )
+    expect_equal(OP, remove, DELIM.join(items).encode(), after, what="content of MEMORY.md")
 
 
 _ANY = st.recursive(
@@ -153,13 +190,18 @@ def test_always_answers(memspec_adapter: Adapter, tool_input: dict[str, Any]) ->
     """Whatever the members' types, a call answers a JSON object with a boolean success
     (never an error of the op), and a failed call writes no entry file."""
     with _home(memspec_adapter, {"MEMORY.md": "likes tea\n\u00a7\nworks at ACME"}) as home:
-        response = reply(memspec_adapter, "hermes.call", {"home": home, "input": tool_input})
-        assert not response.is_error, (response.error_kind, response.error_message)
-        answer = json.loads(response.result["text"])
-        after = _read(home), _read(home, "USER.md")
-    assert isinstance(answer, dict) and isinstance(answer.get("success"), bool), answer
+        args = _args(home, tool_input)
+        response = reply(memspec_adapter, OP, args)
+        assert not response.is_error, "the call answered an error of the op, not a tool result"
+        assert isinstance(response.result, dict) and "text" in response.result, (
+            "a tool result holds text"
+        )
+        answer = _answer(response.result["text"])
+        after = [_read(home), _read(home, "USER.md")]
+    assert isinstance(answer.get("success"), bool), "the tool result has a boolean success"
     if not answer["success"]:
-        assert after == ("likes tea\n\u00a7\nworks at ACME", None)
+        unchanged = ["likes tea\n\u00a7\nworks at ACME".encode(), None]
+        expect_equal(OP, args, unchanged, after, what="MEMORY.md and USER.md after a failed call")
 
 
 @suite_case(
@@ -178,17 +220,17 @@ def test_injection_blocked(memspec_adapter: Adapter, before: str, after: str, pa
     """An add whose content holds an injection among plain words is blocked as
     prompt_injection and makes nothing in the memory directory."""
     with _home(memspec_adapter) as home:
-        answer = _call(
-            memspec_adapter, home, {"action": "add", "content": f"{before} {payload} {after}"}
-        )
-        listing = sorted(os.listdir(os.path.join(home, "memories")))
-    assert answer == {
+        args = _args(home, {"action": "add", "content": f"{before} {payload} {after}"})
+        answer = _call(memspec_adapter, args)
+        listing = names_in(os.path.join(home, "memories"))
+    blocked = {
         "success": False,
         "error": "Blocked: content matches threat pattern 'prompt_injection'. Content is "
         "injected into the system prompt and must not contain injection or exfiltration "
         "payloads.",
     }
-    assert listing == []
+    expect_equal(OP, args, blocked, answer)
+    expect_equal(OP, args, [], listing, what="names in the memory directory")
 
 
 _STEPS = st.lists(
@@ -212,11 +254,29 @@ def test_snapshot_frozen(memspec_adapter: Adapter, items: list[str], steps: list
         ]
     script += [{"op": "new_session"}, {"op": "snapshot"}]
     with _home(memspec_adapter, {"MEMORY.md": DELIM.join(items)}) as home:
-        events = result(memspec_adapter, "hermes.session_script", {"home": home, "script": script})
+        args = {"home": home, "script": script}
+        events = result(memspec_adapter, "hermes.session_script", args)
         now = result(memspec_adapter, "hermes.snapshot", {"home": home})
-    shots = [e for e in events["events"] if "memory" in e]
-    assert all(shot == shots[0] for shot in shots[:-1])
-    assert shots[-1] == now
+    assert isinstance(events, dict) and isinstance(events.get("events"), list), (
+        "a session script answers a list of events"
+    )
+    shots = [e for e in events["events"] if isinstance(e, dict) and "memory" in e]
+    assert shots, "the session script reports no snapshot"
+    first_session = shots[:-1]
+    expect_equal(
+        "hermes.session_script",
+        args,
+        [shots[0]] * len(first_session),
+        first_session,
+        what="snapshots of the first session (each as its first)",
+    )
+    expect_equal(
+        "hermes.session_script",
+        args,
+        now,
+        shots[-1],
+        what="snapshot of the next session (as hermes.snapshot of the home after it)",
+    )
 
 
 @suite_case("hermes/files/property-written-0600", "HERMES-FILES-001", "HERMES-FILES-005")
@@ -227,12 +287,15 @@ def test_written_files(memspec_adapter: Adapter, items: list[str], mode: int) ->
     with _home(memspec_adapter, {"MEMORY.md": DELIM.join(items)}) as home:
         path = os.path.join(home, "memories", "MEMORY.md")
         os.chmod(path, mode)
-        answer = _call(memspec_adapter, home, {"action": "add", "content": "zz-new"})
-        written = stat.S_IMODE(os.stat(path).st_mode)
-        listing = sorted(os.listdir(os.path.join(home, "memories")))
-    assert answer["success"] is True, answer
-    assert written == 0o600
-    assert listing == ["MEMORY.md", "MEMORY.md.lock"]
+        args = _args(home, {"action": "add", "content": "zz-new"})
+        answer = _call(memspec_adapter, args)
+        written = file_mode(path)
+        listing = names_in(os.path.join(home, "memories"))
+    expect_equal(OP, args, {"success": True}, _members(answer, "success"))
+    expect_equal(OP, args, "0600", written, what="mode of MEMORY.md")
+    expect_equal(
+        OP, args, ["MEMORY.md", "MEMORY.md.lock"], listing, what="names in the memory directory"
+    )
 
 
 @suite_case(
@@ -244,10 +307,9 @@ def test_lock_per_target(memspec_adapter: Adapter, targets: list[str]) -> None:
     """Calls make exactly the lock files of the targets they wrote, and keep them."""
     with _home(memspec_adapter) as home:
         for index, target in enumerate(targets):
-            _call(
-                memspec_adapter, home, {"action": "add", "target": target, "content": f"e{index}"}
-            )
-        listing = set(os.listdir(os.path.join(home, "memories")))
+            args = _args(home, {"action": "add", "target": target, "content": f"e{index}"})
+            _call(memspec_adapter, args)
+        listing = names_in(os.path.join(home, "memories"))
     names = {"memory": "MEMORY.md", "user": "USER.md"}
     expected = {names[t] for t in targets} | {names[t] + ".lock" for t in targets}
-    assert listing == expected
+    expect_equal(OP, args, sorted(expected), listing, what="names in the memory directory")

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.corpus.compare import json_equal, text_bytes
+from memspec.corpus.compare import text_bytes
 from memspec.corpus.registry import suite_case
 from memspec.strategies import frontmatter_documents, index_texts, instants, wire_texts
-from memspec.suite._support import reference_result, result
+from memspec.suite._support import expect_equal, object_with, reference_result, result
 from memspec.wire.adapters import Adapter
 from memspec.wire.instants import NS_PER_DAY
 from memspec.wire.instants import format_instant as format_rfc3339_nano
@@ -33,9 +33,13 @@ def _reference(op: str, args: dict[str, Any]) -> Any:
 @given(content=wire_texts())
 def test_parse_frontmatter_never_errors(memspec_adapter: Adapter, content: object) -> None:
     """parse_frontmatter answers every input, valid UTF-8 or not, with a map and a body."""
-    result = _result(memspec_adapter, "memdir.parse_frontmatter", {"content": content})
-    assert isinstance(result, dict) and isinstance(result["frontmatter"], dict)
-    assert text_bytes(result["body"]) is not None
+    parsed = object_with(
+        _result(memspec_adapter, "memdir.parse_frontmatter", {"content": content}),
+        "frontmatter",
+        "body",
+    )
+    assert isinstance(parsed["frontmatter"], dict), "the frontmatter is a map"
+    assert text_bytes(parsed["body"]) is not None, "the body is text"
 
 
 @suite_case("memdir/frontmatter/property-no-opening-body-unchanged", "MEMDIR-FM-001")
@@ -43,9 +47,16 @@ def test_parse_frontmatter_never_errors(memspec_adapter: Adapter, content: objec
 @given(content=st.text(max_size=200).filter(lambda text: not text.startswith("---")))
 def test_no_opening_delimiter_means_body_unchanged(memspec_adapter: Adapter, content: str) -> None:
     """A document not starting with '---' has no frontmatter and comes back unchanged."""
-    result = _result(memspec_adapter, "memdir.parse_frontmatter", {"content": content})
-    assert result["frontmatter"] == {}
-    assert text_bytes(result["body"]) == content.encode("utf-8")
+    args = {"content": content}
+    parsed = object_with(
+        _result(memspec_adapter, "memdir.parse_frontmatter", args), "frontmatter", "body"
+    )
+    expect_equal(
+        "memdir.parse_frontmatter",
+        args,
+        {"frontmatter": {}, "body": content},
+        {"frontmatter": parsed["frontmatter"], "body": parsed["body"]},
+    )
 
 
 @suite_case(
@@ -66,7 +77,9 @@ def test_parse_frontmatter_agrees_with_reference(memspec_adapter: Adapter, conte
     args = {"content": content}
     expected = _reference("memdir.parse_frontmatter", args)
     actual = _result(memspec_adapter, "memdir.parse_frontmatter", args)
-    assert json_equal(expected, actual), (content, expected, actual)
+    expect_equal(
+        "memdir.parse_frontmatter", args, expected, actual, what="result (memref's expected)"
+    )
 
 
 @suite_case(
@@ -82,17 +95,15 @@ def test_age_days_is_monotonic_and_clamps_the_future(
 ) -> None:
     """age_days never decreases as now advances, and is 0 for every future mtime."""
     early, late = sorted((first, second))
-    ages = [
-        _result(
-            memspec_adapter,
-            "memdir.age_days",
-            {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)},
-        )
+    asked = [
+        {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)}
         for now in (early, late)
     ]
-    assert 0 <= ages[0] <= ages[1]
+    ages = [_result(memspec_adapter, "memdir.age_days", args) for args in asked]
+    assert all(type(age) is int for age in ages), "age_days is an integer"
+    assert 0 <= ages[0] <= ages[1], "age_days is negative, or decreased as now advanced"
     if early <= mtime:
-        assert ages[0] == 0
+        expect_equal("memdir.age_days", asked[0], 0, ages[0])
 
 
 @suite_case(
@@ -120,13 +131,9 @@ def test_age_days_floors_whole_elapsed_days(
     memspec_adapter: Adapter, mtime: int, elapsed: int
 ) -> None:
     """age_days is the number of whole 24-hour periods elapsed, exactly."""
-    now = mtime + elapsed
-    age = _result(
-        memspec_adapter,
-        "memdir.age_days",
-        {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(now)},
-    )
-    assert age == max(0, elapsed // NS_PER_DAY)
+    args = {"mtime": format_rfc3339_nano(mtime), "now": format_rfc3339_nano(mtime + elapsed)}
+    age = _result(memspec_adapter, "memdir.age_days", args)
+    expect_equal("memdir.age_days", args, max(0, elapsed // NS_PER_DAY), age)
 
 
 @suite_case(
@@ -146,8 +153,10 @@ def test_freshness_note_wraps_freshness_text(
     text = _result(memspec_adapter, "memdir.freshness_text", args)
     note = _result(memspec_adapter, "memdir.freshness_note", args)
     age = _result(memspec_adapter, "memdir.age_days", args)
-    assert (text == "") == (age <= 1)
-    assert note == ("" if text == "" else f"<system-reminder>{text}</system-reminder>\n")
+    assert isinstance(text, str) and type(age) is int, "a freshness text and an age in days"
+    assert (text == "") == (age <= 1), "the text is empty exactly for 0 or 1 day"
+    wrapped = "" if text == "" else f"<system-reminder>{text}</system-reminder>\n"
+    expect_equal("memdir.freshness_note", args, wrapped, note)
 
 
 @suite_case(
@@ -162,18 +171,24 @@ def test_freshness_note_wraps_freshness_text(
 def test_truncated_index_keeps_its_invariants(memspec_adapter: Adapter, raw: str) -> None:
     """The kept text is a prefix of the trimmed input within both caps; the warning
     appears exactly when a cap fired."""
-    result = _result(memspec_adapter, "memdir.truncate_index", {"raw": raw})
-    body = text_bytes(result["body"])
-    assert body is not None
-    fired = result["warning"] != ""
+    args = {"raw": raw}
+    truncated = object_with(
+        _result(memspec_adapter, "memdir.truncate_index", args), "body", "warning"
+    )
+    body, warning_text = text_bytes(truncated["body"]), text_bytes(truncated["warning"])
+    assert body is not None and warning_text is not None, "the body and the warning are text"
+    fired = warning_text != b""
     # index_texts() uses no whitespace beyond ASCII, where strip() is Go's TrimSpace.
     data = raw.strip(" \t\n\r\v\f").encode("utf-8")
     over = data.count(b"\n") + 1 > 200 or len(data) > 25_000
-    assert fired == (over and bool(data))
+    assert fired == (over and bool(data)), "a warning is given exactly when a cap fired"
     if not fired:
-        assert body == data
+        expect_equal("memdir.truncate_index", args, data, body, what="body")
         return
     kept, marker, warning = body.partition(b"\n\n> WARNING: ")
-    assert marker and warning.decode("utf-8") == result["warning"]
-    assert data.startswith(kept)
-    assert len(kept) <= 25_000 and kept.count(b"\n") + 1 <= 200
+    assert marker, "a truncated body ends with the warning"
+    expect_equal("memdir.truncate_index", args, warning_text, warning, what="warning in the body")
+    assert data.startswith(kept), "what is kept of a truncated index is not a prefix"
+    assert len(kept) <= 25_000 and kept.count(b"\n") + 1 <= 200, (
+        "what is kept of a truncated index passes a cap"
+    )

@@ -11,7 +11,7 @@ from typing import Any
 from syrupy.assertion import SnapshotAssertion
 
 from memspec.corpus.registry import suite_case
-from memspec.suite._support import reply, result
+from memspec.suite._support import object_with, reply, result
 from memspec.wire.adapters import Adapter
 from memspec.wire.instants import NS_PER_DAY, NS_PER_HOUR, parse_instant
 from memspec.wire.instants import format_instant as format_rfc3339_nano
@@ -78,7 +78,9 @@ def test_rendered_index_warnings(
         "both": "\n".join(["z" * 199] * 300),
     }
     rendered = {
-        name: result(memspec_adapter, "memdir.truncate_index", {"raw": raw})["warning"]
+        name: object_with(
+            result(memspec_adapter, "memdir.truncate_index", {"raw": raw}), "warning"
+        )["warning"]
         for name, raw in inputs.items()
     }
     assert rendered == memspec_snapshot

@@ -8,7 +8,6 @@ may touch).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -21,9 +20,18 @@ from hypothesis import strategies as st
 from memspec.corpus.compare import text_bytes
 from memspec.corpus.registry import suite_case
 from memspec.run.trees import Entry, read_tree, tree_changes
-from memspec.suite._support import result, scratch_folder
+from memspec.suite._support import (
+    expect_equal,
+    file_bytes,
+    file_mode,
+    names_in,
+    result,
+    scratch_folder,
+    text_of,
+)
 from memspec.wire.adapters import Adapter
 
+OP = "memories.call"
 OUTSIDE = "outside secret\n"
 # Text without CR and without a lone surrogate; names without "/" and NUL.
 _CHARS = st.sampled_from([*"abcxyz -#:.\t", "é", "日", "$", "\\", "`"])
@@ -49,27 +57,34 @@ def _snapshot(top: str) -> dict[str, Entry]:
     return read_tree(Path(top))
 
 
-def _call(adapter: Adapter, base: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    reply = result(adapter, "memories.call", {"base": base, "input": tool_input})
-    assert isinstance(reply, dict) and set(reply) == {"content", "is_error"}, reply
-    assert isinstance(reply["is_error"], bool), reply
+def _args(base: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {"base": base, "input": tool_input}
+
+
+def _call(adapter: Adapter, args: dict[str, Any]) -> dict[str, Any]:
+    """The tool result, checked for its shape, and for an error's text: never empty,
+    never naming a host path."""
+    reply = result(adapter, OP, args)
+    assert isinstance(reply, dict) and set(reply) == {"content", "is_error"}, (
+        "a tool result is an object of content and is_error"
+    )
+    assert isinstance(reply["is_error"], bool), "is_error is a boolean"
     content = text_bytes(reply["content"])
-    assert content is not None, reply
+    assert content is not None, "content is text"
     if reply["is_error"]:
         assert content, "an error reply with no text"
-        assert os.path.dirname(base).encode() not in content, f"host path in {content!r}"
+        assert os.path.dirname(args["base"]).encode() not in content, (
+            "an error reply names a host path"
+        )
     return reply
 
 
 def _text(reply: dict[str, Any]) -> str:
-    data = text_bytes(reply["content"])
-    assert data is not None
-    return data.decode("utf-8")
+    return text_of(reply["content"], "the tool result's content")
 
 
-def _read(base: str, name: str) -> bytes:
-    with open(os.path.join(base, "memories", name), "rb") as handle:
-        return handle.read()
+def _file(base: str, name: str) -> bytes | None:
+    return file_bytes(os.path.join(base, "memories", name))
 
 
 def _numbered(lines: list[str], first: int = 1) -> str:
@@ -92,21 +107,26 @@ def test_create_then_view(
     the text split at newlines, each line numbered."""
     relative = f"{folder}/{name}.txt" if folder else f"{name}.txt"
     with _base(memspec_adapter) as base:
-        created = _call(
-            memspec_adapter,
-            base,
-            {"command": "create", "path": "/memories/" + relative, "file_text": content},
+        create = _args(
+            base, {"command": "create", "path": "/memories/" + relative, "file_text": content}
         )
-        shown = _call(memspec_adapter, base, {"command": "view", "path": "/memories/" + relative})
-        data = _read(base, relative)
-        mode = stat.S_IMODE(os.stat(os.path.join(base, "memories", relative)).st_mode)
-    assert created == {
-        "content": f"File created successfully at: /memories/{relative}",
-        "is_error": False,
-    }
-    assert data == content.encode() and mode == 0o600
+        view = _args(base, {"command": "view", "path": "/memories/" + relative})
+        created = _call(memspec_adapter, create)
+        shown = _call(memspec_adapter, view)
+        data = _file(base, relative)
+        mode = file_mode(os.path.join(base, "memories", relative))
+    expect_equal(
+        OP,
+        create,
+        {"content": f"File created successfully at: /memories/{relative}", "is_error": False},
+        created,
+    )
+    expect_equal(OP, create, content.encode(), data, what=f"content of /memories/{relative}")
+    expect_equal(OP, create, "0600", mode, what=f"mode of /memories/{relative}")
     header = f"Here's the content of /memories/{relative} with line numbers:\n"
-    assert shown["is_error"] is False and _text(shown) == header + _numbered(content.split("\n"))
+    expect_equal(
+        OP, view, {"content": header + _numbered(content.split("\n")), "is_error": False}, shown
+    )
 
 
 @suite_case(
@@ -125,8 +145,7 @@ def test_a_unique_text_is_replaced(
     marker = "\u2603unique\u2603"
     content = before + marker + after
     with _base(memspec_adapter, {"f.txt": content.encode()}) as base:
-        reply = _call(
-            memspec_adapter,
+        args = _args(
             base,
             {
                 "command": "str_replace",
@@ -135,18 +154,21 @@ def test_a_unique_text_is_replaced(
                 "new_str": new,
             },
         )
-        data = _read(base, "f.txt")
-        leftovers = sorted(os.listdir(os.path.join(base, "memories")))
+        reply = _call(memspec_adapter, args)
+        data = _file(base, "f.txt")
+        leftovers = names_in(os.path.join(base, "memories"))
     expected = before + new + after
-    assert data == expected.encode() and leftovers == ["f.txt"]
+    expect_equal(OP, args, expected.encode(), data, what="content of /memories/f.txt")
+    expect_equal(OP, args, ["f.txt"], leftovers, what="names in /memories")
     line = before.count("\n")
     lines = expected.split("\n")
     first = max(0, line - 2)
     snippet = _numbered(lines[first : min(len(lines), line + 3)], first + 1)
-    assert _text(reply) == (
+    edited = (
         "The memory file has been edited. Here is the snippet showing the change "
         "(with line numbers):\n" + snippet
     )
+    expect_equal(OP, args, {"content": edited, "is_error": False}, reply)
 
 
 @suite_case(
@@ -167,8 +189,7 @@ def test_insert_puts_the_text_at_the_line(
         lines.pop()
     at = data.draw(st.integers(0, len(lines)), label="insert_line")
     with _base(memspec_adapter, {"f.txt": content.encode()}) as base:
-        reply = _call(
-            memspec_adapter,
+        args = _args(
             base,
             {
                 "command": "insert",
@@ -177,10 +198,14 @@ def test_insert_puts_the_text_at_the_line(
                 "insert_text": text,
             },
         )
-        written = _read(base, "f.txt").decode()
-    assert reply == {"content": "The file /memories/f.txt has been edited.", "is_error": False}
+        reply = _call(memspec_adapter, args)
+        written = _file(base, "f.txt")
+    expect_equal(
+        OP, args, {"content": "The file /memories/f.txt has been edited.", "is_error": False}, reply
+    )
     joined = "\n".join([*lines[:at], text.rstrip("\n"), *lines[at:]])
-    assert written == (joined if joined.endswith("\n") else joined + "\n")
+    expected = joined if joined.endswith("\n") else joined + "\n"
+    expect_equal(OP, args, expected.encode(), written, what="content of /memories/f.txt")
 
 
 def _size(size: int) -> str:
@@ -232,17 +257,24 @@ def test_a_listing_shows_each_file_with_its_size(
                 relative = os.path.relpath(os.path.join(directory, name), root)
                 size = os.path.getsize(os.path.join(directory, name))
                 expected.append(f"{_size(size)}\t/memories/{relative}")
-        reply = _call(memspec_adapter, base, {"command": "view", "path": "/memories"})
-    header, own, *lines = _text(reply).split("\n")
-    assert header == (
+        args = _args(base, {"command": "view", "path": "/memories"})
+        reply = _call(memspec_adapter, args)
+    header, *lines = _text(reply).split("\n")
+    expect_equal(
+        OP,
+        args,
         "Here're the files and directories up to 2 levels deep in /memories, "
-        "excluding hidden items:"
+        "excluding hidden items:",
+        header,
+        what="first line of the listing",
     )
-    assert own.endswith("\t/memories")
-    shown = [line for line in lines if not line.endswith("/")]
-    assert sorted(shown) == sorted(expected)
-    order = [line.split("\t", 1)[1] for line in lines]
-    assert order == sorted(order, key=lambda path: path.rstrip("/").split("/"))
+    assert lines and lines[0].endswith("\t/memories"), "the listing shows /memories itself next"
+    assert all("\t" in line for line in lines), "every line of a listing is a size, a tab, a path"
+    shown = sorted(line for line in lines[1:] if not line.endswith("/"))
+    expect_equal(OP, args, sorted(expected), shown, what="files listed")
+    order = [line.split("\t", 1)[1] for line in lines[1:]]
+    ordered = sorted(order, key=lambda path: path.rstrip("/").split("/"))
+    expect_equal(OP, args, ordered, order, what="order of the listing")
 
 
 _SEGMENTS = st.sampled_from(["a", "b", "..", ".", "", "x.txt", "%2e%2e", "..\\", "~"])
@@ -284,11 +316,12 @@ def test_no_path_reaches_outside(
     }
     with _base(memspec_adapter, {"a/x.txt": b"inside\n", "b/x.txt": b"b\n"}) as base:
         outside = os.path.join(os.path.dirname(base), "outside")
+        args = _args(base, tool_input)
         before = _snapshot(outside)
-        reply = _call(memspec_adapter, base, tool_input)
+        reply = _call(memspec_adapter, args)
         after = _snapshot(outside)
-    assert tree_changes(before, after) == [], reply
-    assert OUTSIDE.strip() not in _text(reply)
+    expect_equal(OP, args, [], tree_changes(before, after), what="changes outside the root")
+    assert OUTSIDE.strip() not in _text(reply), "the reply shows a file outside the root"
 
 
 _NOT_BELOW = st.one_of(
@@ -311,11 +344,17 @@ def test_a_path_not_below_memories_is_refused(
     """A path that is neither /memories nor below /memories/ (sibling prefixes included) is
     refused with the prefix text, and nothing in the root changes."""
     with _base(memspec_adapter, {"X": b"x\n", "_backup/x.txt": b"x\n"}) as base:
+        args = _args(base, {"command": command, "path": path, "file_text": "x"})
         before = _snapshot(base)
-        reply = _call(memspec_adapter, base, {"command": command, "path": path, "file_text": "x"})
+        reply = _call(memspec_adapter, args)
         after = _snapshot(base)
-    assert reply == {"content": f"Path must start with /memories, got: {path}", "is_error": True}
-    assert tree_changes(before, after) == []
+    expect_equal(
+        OP,
+        args,
+        {"content": f"Path must start with /memories, got: {path}", "is_error": True},
+        reply,
+    )
+    expect_equal(OP, args, [], tree_changes(before, after), what="changes in the base")
 
 
 _MEMBER_VALUES = st.one_of(
@@ -367,9 +406,11 @@ def test_every_input_gets_a_reply(
         tool_input["command"] = command
     with _base(memspec_adapter, {"a.txt": b"a\nb\n", "d/e.txt": b"e\n"}) as base:
         outside = os.path.join(os.path.dirname(base), "outside")
+        args = _args(base, tool_input)
         before = _snapshot(outside)
-        _call(memspec_adapter, base, tool_input)
-        assert tree_changes(before, _snapshot(outside)) == []
+        _call(memspec_adapter, args)
+        changes = tree_changes(before, _snapshot(outside))
+    expect_equal(OP, args, [], changes, what="changes outside the root")
 
 
 @suite_case(
@@ -383,19 +424,16 @@ def test_the_line_limit(memspec_adapter: Adapter) -> None:
     the line-limit text, whatever the view_range; one of 999,998 is shown, 999,999 lines
     numbered up to 999999."""
     with _base(memspec_adapter, {"big.txt": b"\n" * 999_999, "fits.txt": b"\n" * 999_998}) as base:
-        refused = _call(memspec_adapter, base, {"command": "view", "path": "/memories/big.txt"})
-        ranged = _call(
-            memspec_adapter,
-            base,
-            {"command": "view", "path": "/memories/big.txt", "view_range": [1, 2]},
+        whole = _args(base, {"command": "view", "path": "/memories/big.txt"})
+        part = _args(base, {"command": "view", "path": "/memories/big.txt", "view_range": [1, 2]})
+        fits = _args(
+            base, {"command": "view", "path": "/memories/fits.txt", "view_range": [999_998, -1]}
         )
-        shown = _call(
-            memspec_adapter,
-            base,
-            {"command": "view", "path": "/memories/fits.txt", "view_range": [999_998, -1]},
-        )
-    limit = "File /memories/{} exceeds maximum line limit of 999,999 lines."
-    assert refused == ranged == {"content": limit.format("big.txt"), "is_error": True}
-    assert _text(shown) == (
-        "Here's the content of /memories/fits.txt with line numbers:\n999998\t\n999999\t"
-    )
+        refused = _call(memspec_adapter, whole)
+        ranged = _call(memspec_adapter, part)
+        shown = _call(memspec_adapter, fits)
+    limit = "File /memories/big.txt exceeds maximum line limit of 999,999 lines."
+    expect_equal(OP, whole, {"content": limit, "is_error": True}, refused)
+    expect_equal(OP, part, {"content": limit, "is_error": True}, ranged)
+    shown_lines = "Here's the content of /memories/fits.txt with line numbers:\n999998\t\n999999\t"
+    expect_equal(OP, fits, {"content": shown_lines, "is_error": False}, shown)

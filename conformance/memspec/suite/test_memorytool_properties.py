@@ -14,11 +14,17 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.corpus.compare import text_bytes
 from memspec.corpus.registry import suite_case
-from memspec.suite._support import result, scratch_folder
+from memspec.suite._support import (
+    expect_equal,
+    file_bytes,
+    names_in,
+    result,
+    scratch_folder,
+)
 from memspec.wire.adapters import Adapter
 
+OP = "memorytool.call"
 S = b" \t\r\n"
 # Content and texts without CR and without whitespace beyond S, where the ports drift.
 _ALPHABET = st.sampled_from([*list("abcxyz -#:.\n\t"), "é", "日", "$", "\x00"])
@@ -34,16 +40,18 @@ def _home(adapter: Adapter, content: bytes | None = None, name: str = "MEMORY.md
 
 
 def _read(directory: str, name: str = "MEMORY.md") -> bytes | None:
-    try:
-        with open(os.path.join(directory, name), "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
+    return file_bytes(os.path.join(directory, name))
 
 
-def _call(adapter: Adapter, directory: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    reply = result(adapter, "memorytool.call", {"dir": directory, "input": tool_input})
-    assert isinstance(reply, dict) and set(reply) == {"output", "is_error"}, reply
+def _args(directory: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {"dir": directory, "input": tool_input}
+
+
+def _call(adapter: Adapter, args: dict[str, Any]) -> dict[str, Any]:
+    reply = result(adapter, OP, args)
+    assert isinstance(reply, dict) and set(reply) == {"output", "is_error"}, (
+        "a tool result is an object of output and is_error"
+    )
     return reply
 
 
@@ -64,13 +72,16 @@ def test_add_ends_with_the_entry(memspec_adapter: Adapter, content: str | None, 
     file with space, tab, CR and LF trimmed from both ends."""
     before = None if content is None else content.encode()
     with _home(memspec_adapter, before) as home:
-        reply = _call(memspec_adapter, home, {"action": "add", "text": text})
+        args = _args(home, {"action": "add", "text": text})
+        reply = _call(memspec_adapter, args)
         after = _read(home)
-    assert reply == {"output": "ok (add \u2192 MEMORY.md); loads next session", "is_error": False}
+    added = {"output": "ok (add \u2192 MEMORY.md); loads next session", "is_error": False}
+    expect_equal(OP, args, added, reply)
     entry = b"- " + text.encode() + b"\n"
-    assert after is not None and after.endswith(entry)
     kept = _trim(before or b"")
-    assert after == (kept + b"\n" + entry if kept else entry)
+    expect_equal(
+        OP, args, kept + b"\n" + entry if kept else entry, after, what="content of MEMORY.md"
+    )
 
 
 @suite_case(
@@ -86,12 +97,13 @@ def test_remove_of_a_new_entry_restores_the_file(
     unique = "uniq-" + text
     before = content.replace("uniq", "u").encode()
     with _home(memspec_adapter, before) as home:
-        _call(memspec_adapter, home, {"action": "add", "text": unique})
-        reply = _call(memspec_adapter, home, {"action": "remove", "text": "- " + unique + "\n"})
+        _call(memspec_adapter, _args(home, {"action": "add", "text": unique}))
+        remove = _args(home, {"action": "remove", "text": "- " + unique + "\n"})
+        reply = _call(memspec_adapter, remove)
         after = _read(home)
-    assert reply["is_error"] is False, reply
+    expect_equal(OP, remove, False, reply["is_error"], what="is_error")
     kept = _trim(before)
-    assert after == (kept + b"\n" if kept else b"")
+    expect_equal(OP, remove, kept + b"\n" if kept else b"", after, what="content of MEMORY.md")
 
 
 @suite_case("memorytool/actions/property-miss-changes-nothing", "MEMORYTOOL-ACT-009")
@@ -116,12 +128,13 @@ def test_a_miss_never_changes_the_file(
     if replace:
         tool_input["with"] = "w"
     with _home(memspec_adapter, before, name) as home:
-        reply = _call(memspec_adapter, home, tool_input)
+        args = _args(home, tool_input)
+        reply = _call(memspec_adapter, args)
         after = _read(home, name)
-        entries = sorted(os.listdir(home))
-    assert reply == {"output": "not found: " + text, "is_error": True}
-    assert after == before
-    assert entries == ([] if before is None else [name])
+        entries = names_in(home)
+    expect_equal(OP, args, {"output": "not found: " + text, "is_error": True}, reply)
+    expect_equal(OP, args, before, after, what=f"content of {name}")
+    expect_equal(OP, args, [] if before is None else [name], entries, what="names in the home")
 
 
 @suite_case(
@@ -134,9 +147,10 @@ def test_description_says_next_session(memspec_adapter: Adapter) -> None:
     """The definition is named memory and its description mentions the start of the next
     session and that the current context does not change, in any case."""
     definition = result(memspec_adapter, "memorytool.tool_definition", {})
-    assert definition["name"] == "memory"
-    description = definition["description"]
-    assert isinstance(description, str)
+    assert isinstance(definition, dict), "a tool definition is an object"
+    expect_equal("memorytool.tool_definition", {}, "memory", definition.get("name"), what="name")
+    description = definition.get("description")
+    assert isinstance(description, str), "the description is a text"
     assert "start of your next session" in description.lower()
     assert "do not change your current context" in description.lower()
 
@@ -162,14 +176,35 @@ def test_the_soul_is_frozen_within_a_session(
         script.append({"op": "soul"})
     script += [{"op": "new_session"}, {"op": "soul"}]
     with _home(memspec_adapter, soul.encode(), "SOUL.md") as home:
+        args = {"dir": home, "script": script}
         first = result(memspec_adapter, "memorytool.compose_soul", {"dir": home})
-        events = result(
-            memspec_adapter, "memorytool.session_script", {"dir": home, "script": script}
-        )["events"]
+        answered = result(memspec_adapter, "memorytool.session_script", args)
         final = result(memspec_adapter, "memorytool.compose_soul", {"dir": home})
-    souls = [event for item, event in zip(script, events, strict=True) if item["op"] == "soul"]
-    for event in souls[:-1]:
-        assert text_bytes(event["soul"]) == text_bytes(first["soul"])
-        assert event["found"] == first["found"]
-    assert text_bytes(souls[-1]["soul"]) == text_bytes(final["soul"])
-    assert souls[-1]["found"] == final["found"]
+    assert isinstance(answered, dict) and isinstance(answered.get("events"), list), (
+        "a session script answers a list of events"
+    )
+    events = answered["events"]
+    assert len(events) == len(script), "a session script answers one event per item"
+    souls = [
+        _soul(event) for item, event in zip(script, events, strict=True) if item["op"] == "soul"
+    ]
+    expect_equal(
+        "memorytool.session_script",
+        args,
+        [_soul(first)] * (len(souls) - 1),
+        souls[:-1],
+        what="souls of the first session (each as compose_soul at its start)",
+    )
+    expect_equal(
+        "memorytool.session_script",
+        args,
+        _soul(final),
+        souls[-1],
+        what="soul of the next session (as compose_soul of the home after it)",
+    )
+
+
+def _soul(answer: Any) -> dict[str, Any]:
+    """The soul and whether a file was found, from compose_soul or a soul event."""
+    assert isinstance(answer, dict), "a soul is an object"
+    return {"soul": answer.get("soul"), "found": answer.get("found")}

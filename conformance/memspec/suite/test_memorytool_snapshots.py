@@ -5,7 +5,6 @@ Only the reference adapter may rewrite them (``--snapshot-update``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 from syrupy.assertion import SnapshotAssertion
 
 from memspec.corpus.registry import suite_case
-from memspec.suite._support import reply, scratch_folder
+from memspec.suite._support import file_bytes, names_in, reply, scratch_folder, text_of
 from memspec.wire.adapters import Adapter
 
 
@@ -23,6 +22,11 @@ def _answer(adapter: Adapter, op: str, args: dict[str, Any]) -> Any:
     if response.is_error:
         return {"error": response.error_kind}
     return response.result
+
+
+def _file_text(path: Path) -> str | None:
+    data = file_bytes(path)
+    return None if data is None else text_of(data, f"the content of {path.name}")
 
 
 @contextmanager
@@ -56,10 +60,7 @@ def test_rendered_outputs(memspec_adapter: Adapter, memspec_snapshot: SnapshotAs
         rendered = []
         for tool_input in inputs:
             answer = _answer(memspec_adapter, "memorytool.call", {"dir": home, "input": tool_input})
-            files = {
-                name: Path(home, name).read_bytes().decode("utf-8")
-                for name in sorted(os.listdir(home))
-            }
+            files = {name: _file_text(Path(home, name)) for name in names_in(home) or []}
             rendered.append({"input": tool_input, "result": answer, "files": files})
     assert rendered == memspec_snapshot
 

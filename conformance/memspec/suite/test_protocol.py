@@ -8,10 +8,10 @@ import pytest
 
 from memspec import PROTOCOL_VERSION
 from memspec.corpus.cases import load_cases
-from memspec.corpus.compare import json_equal
 from memspec.corpus.registry import suite_case
 from memspec.corpus.tokens import substitute
 from memspec.run.runner import case_tree, not_claimed_reason
+from memspec.suite._support import expect_equal
 from memspec.wire.adapters import Adapter
 from memspec.wire.protocol import message_errors
 
@@ -31,26 +31,29 @@ def _fresh(adapter: Adapter) -> Adapter:
 def test_start_reply_matches_schema(memspec_adapter: Adapter) -> None:
     """The start reply validates against start.json and speaks the suite's major version."""
     adapter = _fresh(memspec_adapter)
+    args = {"protocol_version": PROTOCOL_VERSION}
     try:
-        reply = adapter.raw_request(
-            {"id": "hello", "op": "start", "args": {"protocol_version": PROTOCOL_VERSION}}
-        )
+        reply = adapter.raw_request({"id": "hello", "op": "start", "args": args})
     finally:
         adapter.close()
-    assert message_errors(reply, "start.reply") == []
-    assert reply["id"] == "hello"
-    assert reply["result"]["protocol_version"].split(".")[0] == PROTOCOL_VERSION.split(".")[0]
+    _expect_no_schema_errors("start", args, reply, "start.reply")
+    expect_equal("start", args, "hello", reply.get("id"), what="id")
+    version = reply["result"]["protocol_version"]
+    expect_equal(
+        "start", args, PROTOCOL_VERSION.split(".")[0], version.split(".")[0], what="major version"
+    )
 
 
 @suite_case("protocol/op/unknown-op", "PROTOCOL-OP-002", "PROTOCOL-REPLY-002", kind="protocol")
 def test_unknown_op_is_an_unknown_op_error(memspec_adapter: Adapter) -> None:
     """An op nobody implements is answered with the error kind unknown-op."""
-    reply = memspec_adapter.raw_request({"id": 4242, "op": "nosuchprofile.nosuchop", "args": {}})
-    assert message_errors(reply, "op.reply") == []
-    assert reply == {
-        "id": 4242,
-        "error": {"kind": "unknown-op", "message": reply["error"]["message"]},
-    }
+    op = "nosuchprofile.nosuchop"
+    reply = memspec_adapter.raw_request({"id": 4242, "op": op, "args": {}})
+    _expect_no_schema_errors(op, {}, reply, "op.reply")
+    error = reply.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    expected = {"id": 4242, "error": {"kind": "unknown-op", "message": message}}
+    expect_equal(op, {}, expected, reply, what="reply")
 
 
 @suite_case(
@@ -60,11 +63,11 @@ def test_one_reply_per_request(memspec_adapter: Adapter) -> None:
     """Many requests in a row each get their own reply, echoing their id."""
     for profile in memspec_adapter.handshake.profiles:
         for number in range(_REPEATS):
-            reply = memspec_adapter.raw_request(
-                {"id": f"{profile}-{number}", "op": f"{profile}.constants", "args": {}}
-            )
-            assert message_errors(reply, "op.reply") == []
-            assert reply["id"] == f"{profile}-{number}" and isinstance(reply.get("result"), dict)
+            op = f"{profile}.constants"
+            reply = memspec_adapter.raw_request({"id": f"{profile}-{number}", "op": op, "args": {}})
+            _expect_no_schema_errors(op, {}, reply, "op.reply")
+            expect_equal(op, {}, f"{profile}-{number}", reply.get("id"), what="id")
+            assert isinstance(reply.get("result"), dict), "constants are answered with an object"
 
 
 @suite_case("protocol/op/outcome-depends-on-args-only", "PROTOCOL-OP-001", kind="protocol")
@@ -93,7 +96,14 @@ def test_outcome_depends_only_on_args(memspec_adapter: Adapter) -> None:
                         )
                     )
                 answers.append(replies)
-        assert json_equal(answers[0], answers[1]), case.id
+        for index, step in enumerate(case.steps):
+            expect_equal(
+                step.op,
+                step.args,
+                answers[0][index],
+                answers[1][index],
+                what=f"answer in a second directory ({case.id}, step {index + 1})",
+            )
 
 
 @suite_case("protocol/fault/reply-counts-mutations", "PROTOCOL-FAULT-001", kind="protocol")
@@ -103,16 +113,26 @@ def test_a_request_with_a_fault_is_answered_with_a_mutation_count(memspec_adapte
     if "fault-injection" not in memspec_adapter.handshake.capabilities:
         pytest.skip("not claimed: capability fault-injection")
     for profile in memspec_adapter.handshake.profiles:
+        op = f"{profile}.constants"
         reply = memspec_adapter.raw_request(
-            {
-                "id": f"fault-{profile}",
-                "op": f"{profile}.constants",
-                "args": {},
-                "fault": {"fail_mutation": 1},
-            }
+            {"id": f"fault-{profile}", "op": op, "args": {}, "fault": {"fail_mutation": 1}}
         )
-        assert message_errors(reply, "op.reply") == []
-        assert isinstance(reply.get("mutations"), int) and reply["mutations"] >= 0, reply
+        _expect_no_schema_errors(op, {}, reply, "op.reply")
+        mutations = reply.get("mutations")
+        assert type(mutations) is int and mutations >= 0, (
+            "a reply to a request with a fault says how many mutations it attempted"
+        )
+
+
+def _expect_no_schema_errors(op: str, args: dict[str, Any], reply: Any, schema: str) -> None:
+    expect_equal(
+        op,
+        args,
+        [],
+        message_errors(reply, schema),
+        what=f"reply for the protocol's schema {schema}",
+        whole_reply=reply,
+    )
 
 
 def _normalise(value: Any, root: str) -> Any:

@@ -16,9 +16,15 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memspec.corpus.compare import json_equal, text_bytes
 from memspec.corpus.registry import suite_case
-from memspec.suite._support import reference_result, result, scratch_folder
+from memspec.suite._support import (
+    expect_equal,
+    file_bytes,
+    reference_result,
+    result,
+    scratch_folder,
+    text_of,
+)
 from memspec.wire.adapters import Adapter
 from memspec.wire.instants import format_instant, parse_instant
 
@@ -48,13 +54,13 @@ def _scratch(adapter: Adapter, files: dict[str, bytes] | None = None) -> Iterato
         yield str(directory)
 
 
-def _filename(adapter: Adapter, ns: int, session_id: str, title: str) -> str:
-    name = result(
-        adapter,
-        "turnlog.filename",
-        {"created_at": format_instant(ns), "session_id": session_id, "title": title},
-    )
-    assert isinstance(name, str)
+def _filename_args(ns: int, session_id: str, title: str) -> dict[str, Any]:
+    return {"created_at": format_instant(ns), "session_id": session_id, "title": title}
+
+
+def _filename(adapter: Adapter, args: dict[str, Any]) -> str:
+    name = result(adapter, "turnlog.filename", args)
+    assert isinstance(name, str), "a file name is UTF-8 text"
     return name
 
 
@@ -72,10 +78,11 @@ def test_filename_matches_grammar(
 ) -> None:
     """Every file name matches the documented grammar, and its tag is the first 8 ASCII
     letters and digits of the session id."""
-    name = _filename(memspec_adapter, ns, session_id, title)
-    assert NAME.fullmatch(name), name
+    args = _filename_args(ns, session_id, title)
+    name = _filename(memspec_adapter, args)
+    assert NAME.fullmatch(name), "the file name does not match the grammar"
     kept = "".join(c for c in session_id if c.isascii() and c.isalnum())[:8] or "session"
-    assert name.split("--")[1] == kept
+    expect_equal("turnlog.filename", args, kept, name.split("--")[1], what="tag of the file name")
 
 
 @suite_case("turnlog/filename/property-chronological", "TURNLOG-NAME-007", "TURNLOG-NAME-001")
@@ -85,10 +92,12 @@ def test_filenames_sort_chronologically(
     memspec_adapter: Adapter, first: int, second: int, session_id: str, title: str
 ) -> None:
     """With the same session and title, names sort like their instants truncated to seconds."""
-    a = _filename(memspec_adapter, first, session_id, title)
-    b = _filename(memspec_adapter, second, session_id, title)
+    a = _filename(memspec_adapter, _filename_args(first, session_id, title))
+    b = _filename(memspec_adapter, _filename_args(second, session_id, title))
     sa, sb = first // NS, second // NS
-    assert (a < b) == (sa < sb) and (a == b) == (sa == sb), (a, b)
+    assert (a < b) == (sa < sb) and (a == b) == (sa == sb), (
+        "the two names do not sort like their instants truncated to seconds"
+    )
 
 
 @suite_case(
@@ -107,11 +116,10 @@ def test_filename_agrees_with_reference(
     memspec_adapter: Adapter, ns: int, session_id: str, title: str
 ) -> None:
     """On any instant, session id and title, the adapter gives memref's file name."""
-    args = {"created_at": format_instant(ns), "session_id": session_id, "title": title}
-    assert json_equal(
-        reference_result("turnlog.filename", args),
-        result(memspec_adapter, "turnlog.filename", args),
-    )
+    args = _filename_args(ns, session_id, title)
+    expected = reference_result("turnlog.filename", args)
+    actual = result(memspec_adapter, "turnlog.filename", args)
+    expect_equal("turnlog.filename", args, expected, actual, what="result (memref's expected)")
 
 
 @suite_case("turnlog/enabled/property-off-tokens", "TURNLOG-ENV-002", "TURNLOG-ENV-003")
@@ -130,10 +138,10 @@ def test_filename_agrees_with_reference(
 )
 def test_gate_is_off_exactly_for_off_tokens(memspec_adapter: Adapter, value: str) -> None:
     """The gate is off exactly when the trimmed, lower-cased value is an off token."""
-    enabled = result(
-        memspec_adapter, "turnlog.turn_memory_enabled", {"env": {"OGCODE_TURN_MEMORY": value}}
-    )
-    assert enabled is (value.strip(GO_SPACE).lower() not in ("0", "false", "no", "off"))
+    args = {"env": {"OGCODE_TURN_MEMORY": value}}
+    enabled = result(memspec_adapter, "turnlog.turn_memory_enabled", args)
+    wanted = value.strip(GO_SPACE).lower() not in ("0", "false", "no", "off")
+    expect_equal("turnlog.turn_memory_enabled", args, wanted, enabled)
 
 
 @suite_case(
@@ -154,26 +162,21 @@ def test_written_file_layout(
     """A written summary is 7 frontmatter lines with the quoted values, a blank line, and the
     body with its trailing newlines reduced to one."""
     with _scratch(memspec_adapter) as root:
-        path = result(
-            memspec_adapter,
-            "turnlog.write",
-            {
-                "project_dir": root,
-                "session_id": session_id,
-                "project_id": "/p",
-                "session_type": "build",
-                "title": title,
-                "created_at": "2026-09-09T14:30:05Z",
-                "body": body,
-                "now": NOW,
-            },
+        args = {
+            "project_dir": root,
+            "session_id": session_id,
+            "project_id": "/p",
+            "session_type": "build",
+            "title": title,
+            "created_at": "2026-09-09T14:30:05Z",
+            "body": body,
+            "now": NOW,
+        }
+        name = text_of(result(memspec_adapter, "turnlog.write", args), "the path written")
+        assert name.startswith(os.path.join(root, ".ogcode", "memory") + "/"), (
+            "the file is not in the project's memory folder"
         )
-        raw = text_bytes(path)
-        assert raw is not None
-        name = raw.decode()
-        assert name.startswith(os.path.join(root, ".ogcode", "memory") + "/")
-        with open(name, "rb") as handle:
-            data = handle.read()
+        data = file_bytes(name)
 
     def q(value: str) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
@@ -183,7 +186,7 @@ def test_written_file_layout(
         f'session_type: "build"\nproject_id: "/p"\n'
         f"created_at: 2026-09-09T14:30:05Z\n---\n\n{body.rstrip(chr(10))}\n"
     )
-    assert data == expected.encode()
+    expect_equal("turnlog.write", args, expected.encode(), data, what="content of the file")
 
 
 @suite_case(
@@ -205,22 +208,26 @@ def test_outline_ranges_are_flat(memspec_adapter: Adapter, text: str) -> None:
     """Outline lines are `S[-E]  <indent><name>`; each range ends where the next begins, the
     last at the number of newline-separated pieces."""
     with _scratch(memspec_adapter, {"f.md": text.encode()}) as root:
-        path = os.path.join(root, "f.md")
-        rendered = result(memspec_adapter, "turnlog.outline", {"path": path})
-    assert isinstance(rendered, str)
+        args = {"path": os.path.join(root, "f.md")}
+        rendered = result(memspec_adapter, "turnlog.outline", args)
+    assert isinstance(rendered, str), "an outline is UTF-8 text"
     if rendered == "":
         return
     spans = []
     for line in rendered.split("\n"):
         match = RANGE_LINE.fullmatch(line)
-        assert match, line
+        assert match, "an outline line is S[-E], two spaces, its indent and its name"
         start = int(match.group(1))
         end = int(match.group(2) or start)
-        assert end > start or match.group(2) is None
+        assert end > start or match.group(2) is None, "a range S-E ends after it starts"
         spans.append((start, end))
     for (start, end), (next_start, _) in itertools.pairwise(spans):
-        assert start < next_start and end == next_start - 1
-    assert spans[-1][1] == max(spans[-1][0], len(text.split("\n")))
+        assert start < next_start, "the ranges are not in the order of their starts"
+        expect_equal(
+            "turnlog.outline", args, next_start - 1, end, what=f"end of the range from {start}"
+        )
+    last = max(spans[-1][0], len(text.split("\n")))
+    expect_equal("turnlog.outline", args, last, spans[-1][1], what="end of the last range")
 
 
 @suite_case("turnlog/store/property-list-order", "TURNLOG-STORE-008", "TURNLOG-STORE-004")
@@ -253,11 +260,19 @@ def test_list_order(memspec_adapter: Adapter, rows: list[tuple[str, int]]) -> No
                     "now": NOW,
                 },
             )
-        listed: Any = result(
-            memspec_adapter, "turnlog.list_by_project", {"store_dir": store, "project_id": "p"}
-        )
+        args = {"store_dir": store, "project_id": "p"}
+        listed = result(memspec_adapter, "turnlog.list_by_project", args)
+    assert isinstance(listed, list) and all(
+        isinstance(e, dict) and "path" in e and "created_at" in e for e in listed
+    ), "a listing is a list of rows, each with a path and a created_at"
     want = sorted(rows, key=lambda row: (row[1], row[0].encode()), reverse=True)
-    assert [(e["path"], e["created_at"]) for e in listed] == want
+    expect_equal(
+        "turnlog.list_by_project",
+        args,
+        want,
+        [(e["path"], e["created_at"]) for e in listed],
+        what="rows (path, created_at) in order",
+    )
 
 
 @suite_case("turnlog/prompt/property-structure", "TURNLOG-PROMPT-001", "TURNLOG-PROMPT-002")
@@ -265,12 +280,12 @@ def test_prompt_structure(memspec_adapter: Adapter) -> None:
     """The summary prompt opens and closes with the pinned sentences and names the mandatory
     structure and the suggested sections."""
     prompt = result(memspec_adapter, "turnlog.summary_system_prompt", {})
-    assert isinstance(prompt, str)
-    assert prompt.startswith("You are a memory scribe.")
+    assert isinstance(prompt, str), "the prompt is UTF-8 text"
+    assert prompt.startswith("You are a memory scribe."), "the prompt opens otherwise"
     assert prompt.endswith(
         "No preamble, no code fence around the whole thing, no trailing commentary."
-    )
-    for marker in (
+    ), "the prompt closes otherwise"
+    markers = (
         "STRUCTURE (this is mandatory",
         "RULES:",
         "exactly one H1 (`# `) title",
@@ -280,8 +295,11 @@ def test_prompt_structure(memspec_adapter: Adapter) -> None:
         '"## What was done"',
         '"## Key files & symbols"',
         '"## Outcome"',
-    ):
-        assert marker in prompt, marker
+    )
+    missing = [marker for marker in markers if marker not in prompt]
+    expect_equal(
+        "turnlog.summary_system_prompt", {}, [], missing, what="pinned phrases missing from it"
+    )
 
 
 @suite_case("turnlog/prompt/property-ignores-arguments", "TURNLOG-PROMPT-001")
@@ -289,4 +307,7 @@ def test_prompt_is_constant(memspec_adapter: Adapter) -> None:
     """The prompt is the same text on every call, whatever the arguments."""
     first = result(memspec_adapter, "turnlog.summary_system_prompt", {})
     second = result(memspec_adapter, "turnlog.summary_system_prompt", {"x": 1})
-    assert first == second and not str(first).endswith("\n")
+    expect_equal(
+        "turnlog.summary_system_prompt", {"x": 1}, first, second, what="prompt (as without args)"
+    )
+    assert not str(first).endswith("\n"), "the prompt ends with a newline"
