@@ -52,9 +52,10 @@ CRASH_POINTS_AT_MOST = 10_000
 _T = TypeVar("_T")
 # A round of a fast case catches a torn or unlocked write about one time in two at worst
 # (a reader beside a create of the Python SDK, benchmarks/race_catch_rate.py): 25 rounds
-# miss it less than once in a million runs. A slow round is rarer: 20 s end the rounds.
+# miss it less than once in a million runs. The slow cases (a second a round) catch a
+# vulnerable implementation in their first round, so 6 s end the rounds of any case.
 CONCURRENCY_ROUNDS = 25
-CONCURRENCY_SECONDS = 20.0
+CONCURRENCY_SECONDS = 6.0
 
 
 def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
