@@ -67,6 +67,21 @@ def memspec_cli(tmp_path: Path) -> Runner:
     return run
 
 
+def failed_property(fake: str, case: str, runner: Runner, report: Path) -> dict[str, Any]:
+    """The record of ``case`` run against one of ``property_fakes``, which it must fail
+    (not err) as a property that does not hold."""
+    from memref_variants import variant_env
+
+    result = runner(
+        "run", "--adapter", f"python:property_fakes:{fake}", "--case", case,
+        "--report", str(report), env=variant_env(),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr
+    (record,) = [r for r in read_report(report) if r.get("id") == case]
+    assert (record["outcome"], record["signature"]) == ("failed", ["does not hold"]), record
+    return record
+
+
 def demo_records(path: Path) -> list[dict[str, Any]]:
     """The report's records of the toy profile (the suite's own tests run beside them)."""
     return [r for r in read_report(path) if r["type"] == "case" and r["id"].startswith("demo/")]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, Runner, demo_records, fake_cmd
+from conftest import DATA, Runner, demo_records, failed_property, fake_cmd
 from hand_reports import demo_environment, memspec
 from memref_variants import variant_env
 
@@ -161,14 +161,7 @@ def test_a_reply_a_property_cannot_read_is_the_implementations_failure(
 ) -> None:
     """A file the implementation did not write, or a text that is not the JSON it should
     hold, fails the property: the harness did not break."""
-    report = tmp_path / "r.jsonl"
-    result = memspec_cli(
-        "run", "--adapter", f"python:property_fakes:{fake}", "--case", case,
-        "--report", str(report), env=variant_env(),
-    )  # fmt: skip
-    assert result.returncode == 1, result.stdout[-2000:] + result.stderr
-    (record,) = [r for r in read_report(report) if r.get("id") == case]
-    assert (record["outcome"], record["signature"]) == ("failed", ["does not hold"]), record
+    record = failed_property(fake, case, memspec_cli, tmp_path / "r.jsonl")
     assert record["message"].startswith(f"property {case} does not hold: {told}"), record
     assert "harness fault" not in record["message"] and "Errno" not in record["message"]
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Runner, fake_cmd
-from memref_variants import variant_env
+from conftest import Runner, failed_property, fake_cmd
 
 from memspec.cli.new_adapter import profile_ops, slug
 from memspec.corpus.data import spec_dir
@@ -20,7 +19,6 @@ from memspec.corpus.op_schemas import described, ops_with_schemas, signature
 from memspec.corpus.profiles import known_profiles
 from memspec.exceptions import CaseFailure
 from memspec.judge.messages import abridge, describe_difference
-from memspec.reports.report import read_report
 from memspec.suite._support import expect_equal
 
 
@@ -148,14 +146,7 @@ def test_ops_named_in_several_sections_link_where_they_are_defined() -> None:
 
 def _property_failure(fake: str, case: str, runner: Runner, report: Path) -> list[str]:
     """The lines of the message of ``case``, run against one of ``property_fakes``."""
-    result = runner(
-        "run", "--adapter", f"python:property_fakes:{fake}", "--case", case,
-        "--report", str(report), env=variant_env(),
-    )  # fmt: skip
-    assert result.returncode == 1, result.stdout[-2000:] + result.stderr
-    (record,) = [r for r in read_report(report) if r.get("id") == case]
-    assert (record["outcome"], record["signature"]) == ("failed", ["does not hold"]), record
-    message = str(record["message"])
+    message = str(failed_property(fake, case, runner, report)["message"])
     for repr_only in ("assert ", "{'", "'}", "b'", 'b"', "\\\\n", "\\\\t"):
         assert repr_only not in message, message
     return message.splitlines()

@@ -9,7 +9,7 @@ from typing import Any
 
 from memspec.corpus.compare import is_text_pattern, json_equal, text_bytes
 
-__all__ = ["abridge", "describe_difference", "shown_json", "visible"]
+__all__ = ["abridge", "describe_difference", "first_mismatch", "shown_json", "visible"]
 
 _SHORT = 160
 _CONTEXT = 40
@@ -89,7 +89,7 @@ def describe_difference(expected: Any, actual: Any) -> list[str]:
     pattern is shown by the first line of it that misses the same line of the pattern.
     """
     if _holds_pattern(expected):
-        where, expected_leaf, actual_leaf = _mismatch(expected, actual, "")
+        where, expected_leaf, actual_leaf = first_mismatch(expected, actual, "")
         lines = [f"  at {where}:"] if where else []
         if is_text_pattern(expected_leaf):
             return lines + _pattern_difference(expected_leaf["text_pattern"], actual_leaf)
@@ -137,8 +137,9 @@ def _holds_pattern(value: Any) -> bool:
     return False
 
 
-def _mismatch(expected: Any, actual: Any, where: str) -> tuple[str, Any, Any]:
-    """The JSON Pointer of the first member of ``actual`` that differs, and both values."""
+def first_mismatch(expected: Any, actual: Any, where: str = "") -> tuple[str, Any, Any]:
+    """The JSON Pointer of the innermost member where ``actual`` first departs from
+    ``expected`` (a text pattern is a value, not an object), and both values there."""
     if (
         isinstance(expected, dict)
         and not is_text_pattern(expected)
@@ -147,11 +148,11 @@ def _mismatch(expected: Any, actual: Any, where: str) -> tuple[str, Any, Any]:
     ):
         for key in expected:
             if not json_equal(expected[key], actual[key]):
-                return _mismatch(expected[key], actual[key], f"{where}/{key}")
+                return first_mismatch(expected[key], actual[key], f"{where}/{key}")
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         for index, (item, other) in enumerate(zip(expected, actual, strict=True)):
             if not json_equal(item, other):
-                return _mismatch(item, other, f"{where}/{index}")
+                return first_mismatch(item, other, f"{where}/{index}")
     return where, expected, actual
 
 

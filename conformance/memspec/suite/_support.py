@@ -21,7 +21,7 @@ from typing import Any
 
 from memspec.corpus.compare import json_equal, text_bytes
 from memspec.exceptions import CaseFailure
-from memspec.judge.messages import abridge, describe_difference, shown_json
+from memspec.judge.messages import abridge, describe_difference, first_mismatch, shown_json
 from memspec.run.calls import Call, call_adapter, recent_calls
 from memspec.run.scratch import scratch_folder
 from memspec.wire.adapters import Adapter, Response
@@ -189,25 +189,11 @@ def _as_json(value: Any) -> Any:
 def _difference(expected: Any, actual: Any) -> list[str]:
     """Where two JSON values first differ and how, unless both are short and differ as
     a whole (the expected and actual lines already say all)."""
-    where, expected_part, actual_part = _first_difference(expected, actual, "")
+    where, expected_part, actual_part = first_mismatch(expected, actual)
     if not where and max(len(shown_json(expected)), len(shown_json(actual))) <= _SHORT:
         return []
     heading = f"  differs at {where}:" if where else "  difference:"
     return [heading] + ["  " + line for line in _part_difference(expected_part, actual_part)]
-
-
-def _first_difference(expected: Any, actual: Any, where: str) -> tuple[str, Any, Any]:
-    """The JSON Pointer of the innermost member where ``actual`` departs from
-    ``expected``, and both values there."""
-    if isinstance(expected, dict) and isinstance(actual, dict) and expected.keys() == actual.keys():
-        for key in expected:
-            if not json_equal(expected[key], actual[key]):
-                return _first_difference(expected[key], actual[key], f"{where}/{key}")
-    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        for index, (item, other) in enumerate(zip(expected, actual, strict=True)):
-            if not json_equal(item, other):
-                return _first_difference(item, other, f"{where}/{index}")
-    return where, expected, actual
 
 
 def _part_difference(expected: Any, actual: Any) -> list[str]:
