@@ -305,3 +305,51 @@ def test_the_matrix_page_shows_the_mark_and_the_problems(reports: Reports, tmp_p
         assert [(mark.text, mark.attrs.get("title")) for mark in marks] == [
             ("problems: 1", PROBLEM)
         ] * shown
+
+
+def _with_a_harness_fault(reports: Reports, tmp_path: Path) -> tuple[Path, str]:
+    """The clean run with its first passing case turned into a fault of the harness."""
+    records = [r for r in read_report(reports["clean"]) if r.get("type") == "case"]
+    case = next(str(r["id"]) for r in records if r["outcome"] == "passed")
+
+    def fault(line: dict[str, Any]) -> dict[str, Any]:
+        if line.get("id") == case:
+            message = f"harness fault in {case}, not counted against the implementation"
+            return {**line, "outcome": "error", "signature": ["harness fault"], "message": message}
+        if line["type"] == "footer":
+            counts = dict(line["counts"])
+            counts["passed"] -= 1
+            counts["error"] = counts.get("error", 0) + 1
+            return {**line, "counts": counts}
+        return line
+
+    return rewrite(reports["clean"], tmp_path / "faulted.jsonl", fault), case
+
+
+def test_a_harness_fault_is_left_out_of_the_badge_count_and_named(
+    reports: Reports, tmp_path: Path
+) -> None:
+    faulted, _ = _with_a_harness_fault(reports, tmp_path)
+    clean = _badges(reports["clean"], tmp_path)["memspec.json"]["message"]
+    passed, total = map(int, clean.split("/"))
+    document = _badges(faulted, tmp_path)["memspec.json"]
+    assert document["message"] == f"{passed - 1}/{total - 1}, harness faults: 1"
+    assert document["color"] == "brightgreen"
+
+
+def test_diff_never_counts_a_harness_fault_as_a_regression_but_fails_on_it(
+    reports: Reports, tmp_path: Path
+) -> None:
+    faulted, case = _with_a_harness_fault(reports, tmp_path)
+    result = memspec(
+        "diff", str(reports["clean"]), str(faulted), env=demo_environment(), cwd=tmp_path
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Regressions" not in result.stdout
+    assert (
+        f"Harness faults of the new run (memspec's, not the implementation's) (1):\n  {case}"
+        in result.stdout
+    )
+    assert result.stdout.splitlines()[-1] == (
+        "0 regressions, 1 harness fault, 0 newly passing, 0 added, 0 removed"
+    )

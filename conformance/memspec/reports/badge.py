@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memspec.exceptions import UsageError
-from memspec.reports.merge import RunReport
+from memspec.reports.merge import RunReport, is_harness_fault
 
 __all__ = ["badge", "badges", "colour", "write_badges"]
 
@@ -32,6 +32,12 @@ _COLOURS = (
     (25.0, "orange"),
     (0.0, "red"),
 )
+
+
+HARNESS_FAULT = "harness fault"
+_NOT_COUNTED = frozenset({"skipped", HARNESS_FAULT})
+"""Outcomes the pass rate leaves out: a skipped case did not run, and a fault of the
+harness is never counted against the implementation."""
 
 
 def colour(passed: int, total: int) -> str:
@@ -53,9 +59,11 @@ def badge(
     the message, and the colour is grey whatever the rate); ``unclaimed`` names the
     profiles the implementation does not claim, which the count leaves out; ``problems``
     counts those the run's footer lists (the colour is red unless grey)."""
-    total = sum(count for outcome, count in tally.items() if outcome != "skipped")
+    total = sum(count for outcome, count in tally.items() if outcome not in _NOT_COUNTED)
     passed = tally["passed"]
     message = _with_problems(f"{passed}/{total}" if total else "none ran", problems)
+    if tally[HARNESS_FAULT]:
+        message += f", harness faults: {tally[HARNESS_FAULT]}"
     if unclaimed:
         message += f", not claimed: {', '.join(unclaimed)}"
     marks = [mark for mark in partial if mark != "nothing ran"]
@@ -92,7 +100,7 @@ def badges(run: RunReport) -> dict[str, dict[str, Any]]:
     by_profile: dict[str, Counter[str]] = {}
     overall: Counter[str] = Counter()
     for record in run.records:
-        outcome = str(record["outcome"])
+        outcome = HARNESS_FAULT if is_harness_fault(record) else str(record["outcome"])
         by_profile.setdefault(str(record.get("profile", "")), Counter())[outcome] += 1
         overall[outcome] += 1
     unclaimed = run.unclaimed_profiles()

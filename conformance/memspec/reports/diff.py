@@ -35,6 +35,9 @@ class Diff:
     removed: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """The problems the new report's footer lists."""
+    harness_faults: list[str] = field(default_factory=list)
+    """The new run's cases that ended in a fault of memspec: never a regression, but the
+    comparison does not hold for them."""
 
     @property
     def removed_passing(self) -> list[tuple[str, str]]:
@@ -42,8 +45,11 @@ class Diff:
 
     @property
     def regressed(self) -> bool:
-        """Whether the diff fails: a regression, or a problem of the new run."""
-        return bool(self.newly_failing or self.removed_passing or self.problems)
+        """Whether the diff fails: a regression, or a problem or harness fault of the new
+        run."""
+        return bool(
+            self.newly_failing or self.removed_passing or self.problems or self.harness_faults
+        )
 
 
 def _regresses(old: str, new: str) -> bool:
@@ -79,9 +85,11 @@ def _whole_or_shard(run: RunReport) -> str:
 
 def diff_reports(old: RunReport, new: RunReport, *, across_suites: bool = False) -> Diff:
     _check_comparable(old, new, across_suites)
-    result = Diff(old, new, problems=new.problems)
+    result = Diff(old, new, problems=new.problems, harness_faults=new.harness_faults())
     before, after = old.outcomes(), new.outcomes()
     for case in sorted(before.keys() | after.keys()):
+        if case in result.harness_faults:
+            continue
         if case not in after:
             result.removed.append((case, before[case]))
         elif case not in before:
@@ -139,6 +147,14 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
             ],
         ),
         (
+            "Harness faults of the new run (memspec's, not the implementation's)",
+            [
+                f"{bullet}{code}{case}{code}"
+                + (f" — {first_line(case)}" if first_line(case) else "")
+                for case in result.harness_faults
+            ],
+        ),
+        (
             "Problems of the new run (its footer)",
             [f"{bullet}{_printable(problem)}" for problem in result.problems],
         ),
@@ -177,9 +193,11 @@ def render_diff(result: Diff, *, markdown: bool = False) -> Iterator[str]:
             yield ""
     regressions = len(result.newly_failing) + len(result.removed_passing)
     problems = len(result.problems)
+    faults = len(result.harness_faults)
     yield (
         f"{regressions} regression{'s' if regressions != 1 else ''}, "
         + (f"{problems} problem{'s' if problems != 1 else ''}, " if problems else "")
+        + (f"{faults} harness fault{'s' if faults != 1 else ''}, " if faults else "")
         + f"{len(result.newly_passing)} newly passing, {len(result.added)} added, "
         f"{len(result.removed)} removed"
     )

@@ -21,7 +21,12 @@ from memspec.corpus.profiles import PROTOCOL
 from memspec.exceptions import UsageError
 from memspec.reports.report import OUTCOMES, CaseRecord, nothing_ran
 
-__all__ = ["RunReport", "load_run", "merge_runs"]
+__all__ = ["RunReport", "is_harness_fault", "load_run", "merge_runs"]
+
+
+def is_harness_fault(record: dict[str, Any]) -> bool:
+    """Whether a case record is an error of the harness, not of the implementation."""
+    return record.get("outcome") == "error" and record.get("signature") == ["harness fault"]
 
 
 @dataclass
@@ -135,6 +140,11 @@ class RunReport:
 
     def outcomes(self) -> dict[str, str]:
         return {str(record["id"]): str(record["outcome"]) for record in self.records}
+
+    def harness_faults(self) -> list[str]:
+        """The cases that ended in a fault of memspec itself, which no consumer counts
+        against the implementation."""
+        return [str(record["id"]) for record in self.records if is_harness_fault(record)]
 
     def counts(self) -> dict[str, int]:
         tally = Counter(str(record["outcome"]) for record in self.records)
