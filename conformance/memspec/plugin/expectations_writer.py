@@ -10,12 +10,11 @@ from pathlib import Path
 from memspec.corpus.expectations import Expected, write_expectations
 from memspec.plugin.collection import suite_case_ids
 from memspec.plugin.run_state import RunState
-from memspec.reports.report import CaseRecord
+from memspec.reports.report import HARNESS_FAULT, CaseRecord
 
 __all__ = ["rewritten_entries", "stale_entries", "write_run_expectations"]
 
 _STILL_FAILING = ("failed", "error", "xfailed")
-HARNESS_FAULT = ("harness fault",)
 
 
 def stale_entries(expectations: Mapping[str, Expected]) -> list[str]:

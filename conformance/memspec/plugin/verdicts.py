@@ -47,9 +47,9 @@ from memspec.exceptions import (
     ProtocolViolation,
 )
 from memspec.judge.messages import abridge
-from memspec.plugin.expectations_writer import HARNESS_FAULT
 from memspec.plugin.export_failures import export_failure
 from memspec.plugin.run_state import STATE, RunState
+from memspec.reports.report import HARNESS_FAULT
 from memspec.run.calls import Call, CaseStopped, recent_calls
 from memspec.run.runner import not_claimed_reason
 from memspec.wire.adapters import Adapter

@@ -20,6 +20,7 @@ from typing import Any
 
 from memspec.exceptions import UsageError
 from memspec.reports.merge import RunReport, is_harness_fault
+from memspec.reports.report import HARNESS_FAULT
 
 __all__ = ["badge", "badges", "colour", "write_badges"]
 
@@ -34,8 +35,9 @@ _COLOURS = (
 )
 
 
-HARNESS_FAULT = "harness fault"
-_NOT_COUNTED = frozenset({"skipped", HARNESS_FAULT})
+_HARNESS_FAULT = HARNESS_FAULT[0]
+"""The tally's name for a case that ended in a fault of memspec itself."""
+_NOT_COUNTED = frozenset({"skipped", _HARNESS_FAULT})
 """Outcomes the pass rate leaves out: a skipped case did not run, and a fault of the
 harness is never counted against the implementation."""
 
@@ -62,8 +64,8 @@ def badge(
     total = sum(count for outcome, count in tally.items() if outcome not in _NOT_COUNTED)
     passed = tally["passed"]
     message = _with_problems(f"{passed}/{total}" if total else "none ran", problems)
-    if tally[HARNESS_FAULT]:
-        message += f", harness faults: {tally[HARNESS_FAULT]}"
+    if tally[_HARNESS_FAULT]:
+        message += f", harness faults: {tally[_HARNESS_FAULT]}"
     if unclaimed:
         message += f", not claimed: {', '.join(unclaimed)}"
     marks = [mark for mark in partial if mark != "nothing ran"]
@@ -100,7 +102,7 @@ def badges(run: RunReport) -> dict[str, dict[str, Any]]:
     by_profile: dict[str, Counter[str]] = {}
     overall: Counter[str] = Counter()
     for record in run.records:
-        outcome = HARNESS_FAULT if is_harness_fault(record) else str(record["outcome"])
+        outcome = _HARNESS_FAULT if is_harness_fault(record) else str(record["outcome"])
         by_profile.setdefault(str(record.get("profile", "")), Counter())[outcome] += 1
         overall[outcome] += 1
     unclaimed = run.unclaimed_profiles()

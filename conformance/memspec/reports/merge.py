@@ -19,14 +19,15 @@ from typing import Any
 
 from memspec.corpus.profiles import PROTOCOL
 from memspec.exceptions import UsageError
-from memspec.reports.report import OUTCOMES, CaseRecord, nothing_ran
+from memspec.reports.report import HARNESS_FAULT, OUTCOMES, CaseRecord, nothing_ran
 
 __all__ = ["RunReport", "is_harness_fault", "load_run", "merge_runs"]
 
 
 def is_harness_fault(record: dict[str, Any]) -> bool:
     """Whether a case record is an error of the harness, not of the implementation."""
-    return record.get("outcome") == "error" and record.get("signature") == ["harness fault"]
+    signature = record.get("signature")
+    return record.get("outcome") == "error" and tuple(signature or ()) == HARNESS_FAULT
 
 
 @dataclass

@@ -23,6 +23,7 @@ from memspec.run.trees import tmp_case_sensitive
 
 __all__ = [
     "FAILING",
+    "HARNESS_FAULT",
     "OUTCOMES",
     "UNKNOWN_IMPLEMENTATION",
     "CaseRecord",
@@ -41,6 +42,10 @@ __all__ = [
     "todo_groups",
     "write_reports",
 ]
+
+HARNESS_FAULT = ("harness fault",)
+"""The signature of a case that ended in a fault of memspec itself: an error that no
+expectations entry lists and no consumer counts against the implementation."""
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 FAILING = frozenset({"failed", "error", "xpassed"})

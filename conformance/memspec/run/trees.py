@@ -284,6 +284,7 @@ def compare_tree(
         expected = {k: v for k, v in expected.items() if not ignored(k, ignore)}
         actual = {k: v for k, v in actual.items() if not ignored(k, ignore)}
     problems: list[str] = []
+    linked = _hard_link_groups(actual)
     implied_dirs = {
         "/".join(path.split("/")[:i]) for path in expected for i in range(1, path.count("/") + 1)
     }
@@ -296,7 +297,7 @@ def compare_tree(
             problems.extend(_compare_hard_link(path, spec["hardlink"], entry, actual))
             continue
         problems.extend(_compare_entry(path, spec, entry, root))
-        problems.extend(_shared_unexpectedly(path, entry, expected, actual))
+        problems.extend(_shared_unexpectedly(path, entry, expected, linked))
     for path, entry in sorted(actual.items()):
         if path in expected:
             continue
@@ -317,23 +318,29 @@ def _compare_hard_link(
     return []
 
 
+def _hard_link_groups(actual: Mapping[str, Entry]) -> dict[tuple[int, int], list[str]]:
+    """The paths of each file that has more than one name in ``actual``, by inode."""
+    groups: dict[tuple[int, int], list[str]] = {}
+    for path, entry in actual.items():
+        if entry.inode is not None:
+            groups.setdefault(entry.inode, []).append(path)
+    return {inode: sorted(paths) for inode, paths in groups.items() if len(paths) > 1}
+
+
 def _shared_unexpectedly(
-    path: str, entry: Entry, expected: Mapping[str, Any], actual: Mapping[str, Entry]
+    path: str,
+    entry: Entry,
+    expected: Mapping[str, Any],
+    linked: Mapping[tuple[int, int], list[str]],
 ) -> list[str]:
     """A file expected to be its own that is still one file with another path of the
-    tree (other than the ones the expected tree names as its hard links)."""
-    if entry.kind != "file" or entry.inode is None:
-        return []
-    named = {other for other, spec in expected.items() if spec.get("hardlink") == path}
-    shared = sorted(
-        other
-        for other, found in actual.items()
-        if other != path
-        and other not in named
-        and found.inode == entry.inode
-        and expected.get(other, {}).get("hardlink") is None
-    )
-    return [f"{path}: hard link to {other}, expected a file of its own" for other in shared]
+    tree (other than one the expected tree names as a hard link)."""
+    others = linked.get(entry.inode, []) if entry.inode is not None else []
+    return [
+        f"{path}: hard link to {other}, expected a file of its own"
+        for other in others
+        if other != path and expected.get(other, {}).get("hardlink") is None
+    ]
 
 
 def _has_children(path: str, actual: Mapping[str, Entry]) -> bool:
