@@ -74,12 +74,11 @@ def scratch_folder(
         replaced = replaced_root(folder)
         if replaced is not None:
             raise CaseFailure(f"the adapter replaced the folder of the case with {replaced}")
-        stray = stray_changes()
-        if stray:
-            raise CaseFailure(
-                "the adapter changed its working directory (a relative path resolved "
-                "where it was started)\n" + "\n".join(f"  {line}" for line in stray[:10])
-            )
     finally:
-        stray_changes()
+        stray = stray_changes()  # read and emptied whatever ended the case
         remove_tree(folder)
+    if stray:
+        raise CaseFailure(
+            "the adapter changed its working directory (a relative path resolved "
+            "where it was started)\n" + "\n".join(f"  {line}" for line in stray[:10])
+        )
