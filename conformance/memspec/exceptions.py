@@ -25,6 +25,7 @@ __all__ = [
     "ProtocolViolation",
     "SetupError",
     "UsageError",
+    "no_answer",
 ]
 
 
@@ -42,16 +43,30 @@ class FixtureError(MemspecError):
 
 class CaseFailure(MemspecError):
     """The implementation answered, and the answer is wrong. ``signature`` names the
-    checks that failed, in a form that is the same on every host and every run."""
+    checks that failed with what each observed, in a form that is the same on every host
+    and every run (``memspec.corpus.observations``); ``values`` holds, in the same order,
+    each observed value abridged for a reader."""
 
-    def __init__(self, message: str, signature: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, message: str, signature: tuple[str, ...] = (), values: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.signature = signature
+        self.values = values
 
 
 class CaseFault(MemspecError):
     """The implementation did not answer properly (crash, hang, garbage), or the case
-    could not be set up on this host."""
+    could not be set up on this host. When the checks that still ran after it failed too
+    (the tree, the folders beside it), ``signature`` and ``values`` name them as a
+    CaseFailure does, after the fault itself."""
+
+    def __init__(
+        self, message: str, signature: tuple[str, ...] = (), values: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.signature = signature
+        self.values = values
 
 
 class HostLimitation(MemspecError):
@@ -81,3 +96,28 @@ class AdapterCrashed(AdapterFault):
 
 class ProtocolViolation(AdapterFault):
     """The adapter answered with something that is not a valid protocol message."""
+
+
+def no_answer(error: BaseException) -> str:
+    """What came instead of an answer, in the words a signature uses for it: the first
+    fault of the adapter among ``error`` and its causes."""
+    pending: list[BaseException] = [error]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for kind, words in _NO_ANSWER:
+            if isinstance(current, kind):
+                return words
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return "no answer"
+
+
+_NO_ANSWER: tuple[tuple[type[BaseException], str], ...] = (
+    (AdapterTimeout, "no answer: timeout"),
+    (AdapterCrashed, "no answer: crashed"),
+    (ProtocolViolation, "no answer: protocol violation"),
+    (AdapterBroken, "no answer: adapter broken"),
+)

@@ -25,6 +25,21 @@ def fake_cmd(mode: str) -> str:
     return f"cmd:{sys.executable} {FAKE} {mode}"
 
 
+def expected_failure(case: str, reason: str, *observed: tuple[str, Any]) -> str:
+    """The TOML of one expectations entry: ``case`` failing each check with the value
+    observed there (``(check, value)``), or, for a value of None, with no value (a check
+    such as ``does not hold`` that observes nothing more)."""
+    from memspec.corpus.expectations import Expected, dump_expectations
+    from memspec.corpus.observations import Observation
+    from memspec.judge.observed import Normaliser, observe
+
+    found = tuple(
+        Observation(check) if value is None else observe(check, value, Normaliser({}))
+        for check, value in observed
+    )
+    return dump_expectations({case: Expected(reason, found)}) + "\n"
+
+
 @pytest.fixture
 def demo_env(tmp_path: Path) -> dict[str, str]:
     """An environment in which memspec reads the toy ``demo`` profile."""

@@ -97,7 +97,7 @@ def test_an_adapter_starts_in_an_empty_working_directory_and_what_it_writes_ther
 
     adapter = Adapter(fake_cmd("relative"), timeout_s=30)
     try:
-        with pytest.raises(CaseFailure, match="changed its working directory") as caught:
+        with pytest.raises(CaseFailure, match="changed what lies outside") as caught:
             run_case(echo("!x"), adapter)
         assert "home/MEMORY.md: created" in str(caught.value)
         run_case(echo("plain"), adapter)  # the directory was emptied for the next case

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, Runner, demo_records, failed_property, fake_cmd
+from conftest import DATA, Runner, demo_records, expected_failure, failed_property, fake_cmd
 from hand_reports import demo_environment, memspec
 from memref_variants import variant_env
 
@@ -117,8 +117,7 @@ def test_a_fault_of_the_harness_under_a_suite_test_is_an_error_that_says_so(
     report, expectations = tmp_path / "r.jsonl", tmp_path / "x.toml"
     expectations.write_text(
         "".join(
-            f'[[expected_failure]]\ncase = "{case}"\nreason = "thought broken"\n'
-            'signature = ["does not hold"]\n\n'
+            expected_failure(case, "thought broken", ("does not hold", None))
             for case in SUITE_CASES.values()
         ),
         encoding="utf-8",

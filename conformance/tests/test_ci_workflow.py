@@ -22,7 +22,7 @@ import venv
 from pathlib import Path
 from typing import Any
 
-from conftest import DATA, FAKE
+from conftest import DATA, FAKE, expected_failure
 
 from memspec.reports.merge import load_run
 from memspec.reports.report import read_report
@@ -114,8 +114,9 @@ def _port(where: Path, adapter: str) -> None:
     program.chmod(0o755)
     (where / "memspec-expected.toml").write_text(
         "".join(
-            f'[[expected_failure]]\ncase = "demo/echo/{name}"\nreason = "answers wrong"\n'
-            'signature = ["step 1: result"]\n'
+            expected_failure(
+                f"demo/echo/{name}", "answers wrong", ("step 1: result", {"result": "wrong"})
+            )
             for name in ("bang-one", "bang-two")
         ),
         encoding="utf-8",

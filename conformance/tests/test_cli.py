@@ -49,18 +49,31 @@ def test_bad_arguments_get_one_line_and_exit_2(
         ('[[expected_failure]]\ncase = "demo/echo/plain"\n', "needs the keys"),
         (
             '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n',
-            "(demo/echo/plain): no signature of how the case fails; regenerate it with "
+            "(demo/echo/plain): no record of how the case fails; regenerate it with "
             "memspec run --expectations",
         ),
         (
-            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\nsignature = []\n',
-            "'signature' must be a non-empty array of strings",
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\nobserved = []\n',
+            "'observed' must be a non-empty array of tables",
+        ),
+        (
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
+            'signature = ["step 1: result"]\n',
+            "entry 1: the older form (a signature of check names, without what was observed); "
+            "regenerate it with memspec run --expectations",
+        ),
+        (
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
+            'observed = [{ check = "step 1: result", digest = "XYZ" }]\n',
+            "digest 'XYZ' is not 12 lower-case hex digits",
         ),
         ('[[expected_failure]]\ncase = "demo/echo/plain"\nreason = ""\n', "non-empty strings"),
         ("surprise = 1\n", "unknown key 'surprise'"),
         (
-            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\nsignature = ["x"]\n'
-            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\nsignature = ["x"]\n',
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "a"\n'
+            'observed = [{ check = "x" }]\n'
+            '[[expected_failure]]\ncase = "demo/echo/plain"\nreason = "b"\n'
+            'observed = [{ check = "x" }]\n',
             "listed twice",
         ),
     ],

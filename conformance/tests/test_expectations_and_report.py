@@ -5,19 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree
 
-from conftest import Runner, fake_cmd, outcomes
+from conftest import Runner, expected_failure, fake_cmd, outcomes
 
 from memspec.reports.report import read_report
 from memspec.wire.protocol import report_line_errors
 
 
-def _expect(tmp_path: Path, *entries: tuple[str, str], signature: str = "step 1: result") -> str:
+def _expect(tmp_path: Path, *entries: tuple[str, str], check: str = "step 1: result") -> str:
+    """Entries of cases the ``wrong`` fake fails: its reply is ``"wrong"``."""
     path = tmp_path / "expect.toml"
     path.write_text(
         "".join(
-            f'[[expected_failure]]\ncase = "{case}"\nreason = "{reason}"\n'
-            f'signature = ["{signature}"]\n'
-            for case, reason in entries
+            expected_failure(case, reason, (check, {"result": "wrong"})) for case, reason in entries
         ),
         encoding="utf-8",
     )
@@ -120,7 +119,7 @@ def test_report_junit_and_summary_agree(
     assert failed == {"demo/echo/bang-one", "demo/echo/bang-two"}
     text = summary.read_text(encoding="utf-8")
     assert "| demo | 4 | 2 | 0 | 0 | 0 | 0 | 6 |" in text
-    assert "| protocol | 4 | 0 | 0 | 1 | 0 | 0 | 5 |" in text
+    assert "| protocol | 5 | 0 | 0 | 1 | 0 | 0 | 6 |" in text
     assert "`demo/echo/bang-one` (failed)" in text
     assert "memspec summary" in result.stdout and "FAILED demo/echo/bang-one" in result.stdout
     assert sorted(path.name for path in tmp_path.iterdir()) == ["j.xml", "r.jsonl", "s.md"]

@@ -3,8 +3,10 @@ names each one that failed, the signature lists them, and an expectations file p
 
 - A step whose reply and tree are both wrong reports both, each with its difference.
 - A text the model reads is checked for a host path whether it is an error or not.
-- ``--write-expectations`` writes each entry's signature; a listed case failing another
-  way fails the run with both signatures; an entry without one is refused in one line.
+- ``--write-expectations`` writes each entry's observations: every failed check with the
+  digest of what it observed and the value abridged; a listed case whose observations
+  differ fails the run showing the listed and the observed value of each check that
+  changed; an entry without observations, or in the older form, is refused in one line.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Runner, fake_cmd, outcomes
+from conftest import Runner, expected_failure, fake_cmd, outcomes
 
 from memspec.corpus.cases import Case, case_from_json
 from memspec.corpus.op_schemas import forget_op_schemas
@@ -72,11 +74,10 @@ def test_a_wrong_reply_does_not_hide_the_damage_on_disk() -> None:
     assert 'expected: "ok"' in message and 'actual:   "done"' in message
     assert "  tree: the tree after the step differs" in message
     assert "d/f.txt: content differs" in message and "d/f.txt: mode 0600, expected 0644" in message
-    assert failure.signature == (
-        "step 1: result",
-        "step 1: tree d/f.txt mode",
-        "step 1: tree d/f.txt content",
-    )
+    checks = [token.partition(" @")[0] for token in failure.signature]
+    assert checks == ["step 1: result", "step 1: tree d/f.txt mode", "step 1: tree d/f.txt content"]
+    assert failure.values[0] == '{"result": "done"}'
+    assert '"mode": "0600"' in failure.values[1] and failure.values[1] == failure.values[2]
 
 
 def _tool_case() -> Case:
@@ -97,7 +98,9 @@ def test_a_host_path_in_a_text_that_is_no_error_fails() -> None:
     failure = _failure(_tool_case(), "LeaksInSuccess")
     assert "holds a host path" in str(failure)
     assert "'${ROOT}/memories/locked.txt'" in str(failure)
-    assert failure.signature == ("step 1: host path",)
+    (token,) = failure.signature
+    assert token.startswith("step 1: host path @")
+    assert "${ROOT}/memories/locked.txt" in failure.values[0]
 
 
 def test_the_memories_tool_result_is_checked_success_or_error() -> None:
@@ -130,13 +133,15 @@ def test_written_expectations_hold_each_cases_signature(
     )
     assert result.returncode == 1
     entries = {entry["case"]: entry for entry in _entries(written)}
-    assert entries["demo/echo/bang-one"]["signature"] == ["step 1: result"]
+    (observed,) = entries["demo/echo/bang-one"]["observed"]
+    assert observed["check"] == "step 1: result" and observed["value"] == '{"result": "wrong"}'
+    assert len(observed["digest"]) == 12
     crashed = tmp_path / "crash.toml"
     memspec_cli(
         "run", "--adapter", fake_cmd("crash"), "--write-expectations", str(crashed), env=demo_env
     )
     entries = {entry["case"]: entry for entry in _entries(crashed)}
-    assert entries["demo/echo/bang-one"]["signature"] == ["no answer: crashed"]
+    assert entries["demo/echo/bang-one"]["observed"] == [{"check": "no answer: crashed"}]
     again = memspec_cli(
         "run", "--adapter", fake_cmd("crash"), "--expectations", str(crashed), env=demo_env
     )
@@ -148,10 +153,8 @@ def test_a_listed_case_failing_another_way_fails_the_run_with_both_signatures(
 ) -> None:
     listed = tmp_path / "x.toml"
     listed.write_text(
-        '[[expected_failure]]\ncase = "demo/echo/bang-one"\nreason = "crashes"\n'
-        'signature = ["no answer: crashed"]\n'
-        '[[expected_failure]]\ncase = "demo/echo/bang-two"\nreason = "wrong"\n'
-        'signature = ["step 1: result"]\n',
+        expected_failure("demo/echo/bang-one", "crashes", ("no answer: crashed", None))
+        + expected_failure("demo/echo/bang-two", "wrong", ("step 1: result", {"result": "wrong"})),
         encoding="utf-8",
     )
     report = tmp_path / "r.jsonl"
@@ -169,9 +172,12 @@ def test_a_listed_case_failing_another_way_fails_the_run_with_both_signatures(
     seen = outcomes(report)
     assert seen["demo/echo/bang-one"] == "failed" and seen["demo/echo/bang-two"] == "xfailed"
     record = next(r for r in read_report(report) if r.get("id") == "demo/echo/bang-one")
-    assert record["signature"] == ["step 1: result"]
-    assert 'expected signature: ["no answer: crashed"]' in record["message"]
-    assert 'actual signature:   ["step 1: result"]' in record["message"]
+    (token,) = record["signature"]
+    assert token.startswith("step 1: result @")
+    assert "  no answer: crashed:\n    listed:   (failed)\n" in record["message"]
+    assert "    observed: (this check did not fail)" in record["message"]
+    assert "  step 1: result:\n    listed:   (this check did not fail)\n" in record["message"]
+    assert "    observed: @" in record["message"] and '{"result": "wrong"}' in record["message"]
     assert "wrong result" in record["message"]
     assert "FAILED demo/echo/bang-one" in result.stdout
 
@@ -203,8 +209,6 @@ def test_rewriting_gives_signatures_to_entries_that_had_none(
     )
     assert listed.read_text(encoding="utf-8").startswith("# Our port.\n\n[[expected_failure]]")
     entries = {entry["case"]: entry for entry in _entries(listed)}
-    assert entries["demo/echo/bang-one"] == {
-        "case": "demo/echo/bang-one",
-        "reason": "kept",
-        "signature": ["step 1: result"],
-    }
+    entry = entries["demo/echo/bang-one"]
+    assert (entry["case"], entry["reason"]) == ("demo/echo/bang-one", "kept")
+    assert [item["check"] for item in entry["observed"]] == ["step 1: result"]

@@ -15,6 +15,7 @@ from memspec.cli.lint import _case_problems
 from memspec.corpus.cases import Case, case_from_json, load_cases, schema_errors
 from memspec.exceptions import CaseFailure
 from memspec.run.runner import run_case
+from memspec.run.scratch import settle
 from memspec.wire.adapters import Adapter
 
 TREE = {"memories/d/note.txt": {"text": "inside"}, "outside/note.txt": {"text": "outside"}}
@@ -75,6 +76,7 @@ def fake() -> Any:
 def test_a_walk_from_descriptors_passes_and_the_tree_is_put_back(fake: Any, tmp_path: Path) -> None:
     run_case(WRITE, fake("SafeWriter"), base=tmp_path)
     run_case(READ, fake("SafeWriter"), base=tmp_path)
+    assert settle() == []
     assert os.listdir(tmp_path) == []  # the case's tree was removed, link and all
 
 
@@ -88,7 +90,7 @@ def test_check_then_read_is_caught_by_a_reply_the_step_does_not_allow(fake: Any)
     with pytest.raises(CaseFailure, match=r"none of the 2 the step allows") as caught:
         run_case(READ, fake("CheckThenWrite"))
     assert 'actual: "outside"' in str(caught.value)
-    assert caught.value.signature == ("step 1: race",)
+    assert caught.value.signature == ("step 1: race (reply not allowed)",)
 
 
 def test_each_send_gets_its_iteration_in_args_and_expectations(fake: Any) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import fake_cmd
+from conftest import expected_failure, fake_cmd
 from hand_reports import demo_environment, memspec, merge, rewrite, usage_error
 from test_matrix_browser import _Dom, dump_dom
 
@@ -41,8 +41,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
     where = tmp_path_factory.mktemp("consumers")
     stale = where / "stale.toml"
     stale.write_text(
-        f'[[expected_failure]]\ncase = "{STALE_ENTRY}"\nreason = "fixed long ago"\n'
-        'signature = ["step 1: result"]\n',
+        expected_failure(STALE_ENTRY, "fixed long ago", ("step 1: result", {"result": "x"})),
         encoding="utf-8",
     )
     made: Reports = {}

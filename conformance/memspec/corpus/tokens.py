@@ -12,6 +12,7 @@ __all__ = [
     "CAPTURED_TOKEN",
     "ROOT_TOKEN",
     "TEXT_MEMBERS",
+    "digest_tokens",
     "for_worker",
     "map_strings",
     "substitute",
@@ -49,6 +50,15 @@ def substitute(value: Any, root: str) -> Any:
     return map_strings(
         value, lambda text: _DIGEST_TOKEN.sub(_digest, text.replace(ROOT_TOKEN, root))
     )
+
+
+def digest_tokens(text: str, root: str) -> dict[str, str]:
+    """Each ``${sha256-16:TEXT}`` token found in ``text`` as written, by the digest it
+    stands for in a case whose tree is at ``root``."""
+    return {
+        _digest(match): "${sha256-16:" + match.group(1).replace(root, ROOT_TOKEN) + "}"
+        for match in _DIGEST_TOKEN.finditer(text.replace(ROOT_TOKEN, root))
+    }
 
 
 def for_worker(value: Any, worker: int, iteration: int) -> Any:

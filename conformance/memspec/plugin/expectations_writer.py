@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memspec.corpus.expectations import Expected, write_expectations
+from memspec.corpus.observations import from_token
 from memspec.plugin.collection import suite_case_ids
 from memspec.plugin.run_state import RunState
 from memspec.reports.report import HARNESS_FAULT, CaseRecord
@@ -43,8 +44,13 @@ def rewritten_entries(
         if record.signature == HARNESS_FAULT:
             continue  # the harness's own bug, never the implementation's expected failure
         if record.outcome in _STILL_FAILING:
+            tokens = record.signature or (record.outcome,)
+            values = record.values + ("",) * (len(tokens) - len(record.values))
             entries[record.id] = Expected(
-                old.reason if old else "", record.signature or (record.outcome,)
+                old.reason if old else "",
+                tuple(
+                    from_token(token, value) for token, value in zip(tokens, values, strict=False)
+                ),
             )
         elif record.outcome == "skipped" and old is not None:
             entries[record.id] = old

@@ -15,6 +15,7 @@ from memspec.exceptions import AdapterBroken
 from memspec.plugin.run_state import run_state
 from memspec.plugin.verdicts import run_judged
 from memspec.run.runner import run_case, run_crash_points
+from memspec.run.scratch import settle_in_time
 from memspec.wire.adapters import Adapter
 
 __all__ = [
@@ -37,7 +38,10 @@ def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
         state.broken = str(exc)
         pytest.exit(f"adapter broken: {exc}", returncode=3)
     yield adapter
-    adapter.close()
+    try:
+        settle_in_time()
+    finally:
+        adapter.close()
 
 
 @pytest.fixture
@@ -49,6 +53,11 @@ def memspec_claims(request: pytest.FixtureRequest) -> None:
     adapter: Adapter = request.getfixturevalue("memspec_adapter")
     if marker.args[0] not in adapter.handshake.profiles:
         pytest.skip(f"not claimed: profile {marker.args[0]!r}")
+    meta = dict(request.node.user_properties).get("memspec_case")
+    ops = meta.get("ops", []) if isinstance(meta, dict) else []
+    unclaimed = [op for op in ops if not adapter.handshake.claims_op(str(op))]
+    if unclaimed:
+        pytest.skip(f"not claimed: op {', '.join(map(str, unclaimed))}")
 
 
 @pytest.fixture

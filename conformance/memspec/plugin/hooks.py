@@ -27,7 +27,7 @@ from memspec.plugin.fixtures import memspec_claims as memspec_claims
 from memspec.plugin.fixtures import memspec_crash_run as memspec_crash_run
 from memspec.plugin.fixtures import memspec_run as memspec_run
 from memspec.plugin.fixtures import memspec_snapshot as memspec_snapshot
-from memspec.plugin.reporting import Reporting
+from memspec.plugin.reporting import LATE_CHANGES, Reporting
 from memspec.plugin.run_state import (
     HYPOTHESIS_PROFILES,
     OPTIONS,
@@ -40,6 +40,7 @@ from memspec.plugin.run_state import (
 )
 from memspec.plugin.verdicts import judge_report, report_status
 from memspec.run.calls import forget_calls
+from memspec.run.scratch import settle
 
 __all__ = ["HYPOTHESIS_PROFILES", "OPTIONS", "check_writable"]
 
@@ -107,3 +108,11 @@ def pytest_runtest_makereport(
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     forget_calls()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A worker settles its kept trees and hands their late changes to the controller."""
+    config = session.config
+    if STATE in config.stash and is_worker(config):
+        workeroutput = getattr(config, "workeroutput", {})
+        workeroutput[LATE_CHANGES] = [[late.case_id, list(late.changes)] for late in settle()]

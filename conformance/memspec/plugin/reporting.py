@@ -4,6 +4,7 @@ worker): the adapter line first, one record per case, the reports and the summar
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -31,9 +32,13 @@ from memspec.reports.report import (
     run_info,
     write_reports,
 )
+from memspec.run.scratch import SETTLE_S, LateChange, settle
 from memspec.wire.adapters import DEFAULT_MAX_REPLY_BYTES
 
-__all__ = ["Reporting", "build_report", "run_settings"]
+__all__ = ["LATE_CHANGES", "Reporting", "build_report", "run_settings"]
+
+LATE_CHANGES = "memspec_late_changes"
+"""The key of a worker's late changes in its ``workeroutput``."""
 
 
 class Reporting:
@@ -119,11 +124,43 @@ class Reporting:
             kind=meta.get("kind", "fixture"),
             ops=tuple(meta.get("ops", ())),
             signature=verdict.signature,
+            values=verdict.values,
+        )
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """An xdist worker's late changes (``memspec.run.scratch``) reach the records."""
+        output = getattr(node, "workeroutput", None) or {}
+        for case_id, changes in output.get(LATE_CHANGES, []):
+            self._late(LateChange(str(case_id), tuple(str(line) for line in changes)))
+
+    def _late(self, late: LateChange) -> None:
+        """The case whose tree changed after its last reply fails, saying how."""
+        state = self.state
+        lines = [
+            "after its last reply, the adapter changed the case's tree (the tree is read "
+            f"again {SETTLE_S} s after the case):",
+            *(f"  {line}" for line in late.changes[:10]),
+        ]
+        record = state.records.get(late.case_id)
+        if record is None:
+            state.problems.append(f"{late.case_id}: " + " ".join(lines))
+            return
+        signature = record.signature or (record.outcome,)
+        values = record.values + ("",) * (len(signature) - len(record.values))
+        state.records[late.case_id] = dataclasses.replace(
+            record,
+            outcome="failed",
+            message="\n".join([record.message, *lines]).strip("\n"),
+            signature=(*signature, "after the case: tree changed"),
+            values=(*values, ""),
         )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Iterator[None]:
         state = self.state
+        for late in settle():
+            self._late(late)
         for signum, handler in self._previous_handlers.items():
             signal.signal(signum, handler)
         state.problems.extend(

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,15 +35,14 @@ from typing import TypeVar
 import pytest
 
 from memspec.corpus.cases import Case
+from memspec.corpus.observations import Observation, from_token
 from memspec.exceptions import (
     AdapterBroken,
-    AdapterCrashed,
     AdapterFault,
-    AdapterTimeout,
     CaseFailure,
     CaseFault,
     HostLimitation,
-    ProtocolViolation,
+    no_answer,
 )
 from memspec.judge.messages import abridge
 from memspec.plugin.export_failures import export_failure
@@ -66,7 +64,7 @@ __all__ = [
 T = TypeVar("T")
 
 _OUTCOME, _MESSAGE, _NOTE = "memspec_outcome", "memspec_message", "memspec_note"
-_SIGNATURE = "memspec_signature"
+_SIGNATURE, _VALUES = "memspec_signature", "memspec_values"
 _CASE_KINDS = ("fixture", "crash-points")
 """Kinds whose failures the runner words itself (CaseFailure and CaseFault)."""
 _STATUS = {
@@ -84,7 +82,10 @@ class Verdict:
     outcome: str
     message: str
     signature: tuple[str, ...] = ()
-    """How the case failed (empty when it did not)."""
+    """How the case failed (empty when it did not): each failed check with what it
+    observed (``memspec.corpus.observations``)."""
+    values: tuple[str, ...] = ()
+    """The observed value of each entry of ``signature``, abridged ("" for none)."""
 
 
 def run_judged(adapter: Adapter, case: Case, work: Callable[[], T], *, needs: str = "") -> T:
@@ -118,6 +119,7 @@ def judge_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.
         (_OUTCOME, verdict.outcome),
         (_MESSAGE, verdict.message),
         (_SIGNATURE, list(verdict.signature)),
+        (_VALUES, list(verdict.values)),
     ]
     if verdict.outcome in ("failed", "error"):
         report.longrepr = verdict.message
@@ -131,8 +133,13 @@ def verdict_of(report: pytest.TestReport) -> Verdict | None:
         return None
     signature = found.get(_SIGNATURE)
     signature = signature if isinstance(signature, list) else []
+    values = found.get(_VALUES)
+    values = values if isinstance(values, list) else []
     return Verdict(
-        str(outcome), str(found.get(_MESSAGE, "")), tuple(str(token) for token in signature)
+        str(outcome),
+        str(found.get(_MESSAGE, "")),
+        tuple(str(token) for token in signature),
+        tuple(str(value) for value in values),
     )
 
 
@@ -161,17 +168,17 @@ def _verdict(
         if not expected_failure:
             return Verdict("skipped", _skip_reason(report))
         message = _failure_message(case_id, kind, error, fault, None) if error else ""
-        signature = signature_of(error)
+        signature, values = signature_of(error), values_of(error)
         entry = state.expectations.get(case_id)
-        if entry is not None and entry.signature is not None and entry.signature != signature:
-            otherwise = _fails_otherwise(entry.signature, signature, message)
-            return Verdict("failed", otherwise, signature)
-        return Verdict("xfailed", message or str(report.wasxfail), signature)
+        if entry is not None and entry.signature is not None and entry.tokens != signature:
+            otherwise = fails_otherwise(entry.signature, signature, values, message)
+            return Verdict("failed", otherwise, signature, values)
+        return Verdict("xfailed", message or str(report.wasxfail), signature, values)
     if report.when != "call":
         if not report.failed:
             return None
         broke = _fault_message(case_id, kind, fault) if fault else _pytest_message(report)
-        return Verdict("error", broke, signature_of(error))
+        return Verdict("error", broke, signature_of(error), values_of(error))
     if report.passed:
         if expected_failure:
             return Verdict("xpassed", _listed(str(report.wasxfail)))
@@ -180,35 +187,66 @@ def _verdict(
     if text.startswith("[XPASS(strict)]"):
         return Verdict("xpassed", _listed(text.removeprefix("[XPASS(strict)]").strip()))
     message = _failure_message(case_id, kind, error, fault, state)
-    return Verdict("error" if fault is not None else "failed", message, signature_of(error))
-
-
-def _fails_otherwise(expected: tuple[str, ...], actual: tuple[str, ...], message: str) -> str:
-    return "\n".join(
-        [
-            "fails, but not as its expected failure says (the expectations file pins how)",
-            f"  expected signature: {_shown(expected)}",
-            f"  actual signature:   {_shown(actual)}",
-            message,
-        ]
+    return Verdict(
+        "error" if fault is not None else "failed",
+        message,
+        signature_of(error),
+        values_of(error),
     )
 
 
-def _shown(signature: tuple[str, ...]) -> str:
-    return "[" + ", ".join(json.dumps(token, ensure_ascii=False) for token in signature) + "]"
+def fails_otherwise(
+    expected: tuple[Observation, ...],
+    actual: tuple[str, ...],
+    values: tuple[str, ...],
+    message: str,
+) -> str:
+    """The message of a listed case that fails otherwise than its entry says: each check
+    whose observation changed, with the old and the new value, then the failure."""
+    now = [from_token(token, value) for token, value in zip(actual, values, strict=False)]
+    old_by_check = {o.check: o for o in expected}
+    new_by_check = {o.check: o for o in now}
+    lines = ["fails, but not as its expected failure says (the expectations file pins how)"]
+    for check in dict.fromkeys([*old_by_check, *new_by_check]):
+        old, new = old_by_check.get(check), new_by_check.get(check)
+        if old is not None and new is not None and old.token == new.token:
+            continue
+        lines.append(f"  {check}:")
+        lines.append(f"    listed:   {_observed(old)}")
+        lines.append(f"    observed: {_observed(new)}")
+    lines.append(message)
+    return "\n".join(lines)
+
+
+def _observed(observation: Observation | None) -> str:
+    if observation is None:
+        return "(this check did not fail)"
+    if observation.digest:
+        return f"@{observation.digest} {observation.value}"
+    return f"({observation.value})" if observation.value else "(failed)"
+
+
+def values_of(error: BaseException | None) -> tuple[str, ...]:
+    """The observed values that go with ``signature_of(error)``."""
+    if isinstance(error, (CaseFailure, CaseFault)) and error.signature:
+        return error.values
+    return ()
 
 
 def signature_of(error: BaseException | None) -> tuple[str, ...]:
     """How a case failed, in words that do not change from host to host: the checks a
-    wrong answer failed, or what came instead of an answer."""
+    wrong answer failed with what each observed, or what came instead of an answer
+    (and the checks that failed after it)."""
     if error is None:
         return ()
-    if isinstance(error, CaseFailure) and error.signature:
+    if isinstance(error, (CaseFailure, CaseFault)) and error.signature:
         return error.signature
     for cause in _causes(error):
-        for kind, words in _NO_ANSWER:
-            if isinstance(cause, kind):
-                return (words,)
+        if isinstance(cause, CaseFault) and cause.signature:
+            return cause.signature
+    words = no_answer(error)
+    if words != "no answer":
+        return (words,)
     if _fault_in(error) is not None:
         return ("no answer",)
     calls = recent_calls()
@@ -216,14 +254,6 @@ def signature_of(error: BaseException | None) -> tuple[str, ...]:
     if last is not None and last.response is not None and last.response.error_kind == "unknown-op":
         return ("unknown-op",)
     return ("does not hold",)
-
-
-_NO_ANSWER: tuple[tuple[type[BaseException], str], ...] = (
-    (AdapterTimeout, "no answer: timeout"),
-    (AdapterCrashed, "no answer: crashed"),
-    (ProtocolViolation, "no answer: protocol violation"),
-    (AdapterBroken, "no answer: adapter broken"),
-)
 
 
 def _harness_fault(

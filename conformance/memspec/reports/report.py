@@ -62,7 +62,10 @@ class CaseRecord:
     kind: str = "fixture"
     ops: tuple[str, ...] = ()
     signature: tuple[str, ...] = ()
-    """How the case failed (memspec.corpus.expectations): empty unless it failed or erred."""
+    """How the case failed, each failed check with what it observed
+    (memspec.corpus.observations): empty unless it failed or erred."""
+    values: tuple[str, ...] = ()
+    """The observed value of each entry of ``signature``, abridged ("" for none)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -78,6 +81,7 @@ class CaseRecord:
         }
         if self.signature:
             data["signature"] = list(self.signature)
+            data["values"] = list(self.values)
         return data
 
     @classmethod
@@ -92,6 +96,7 @@ class CaseRecord:
             kind=data.get("kind", "fixture"),
             ops=tuple(data.get("ops", ())),
             signature=tuple(data.get("signature", ())),
+            values=tuple(data.get("values", ())),
         )
 
 

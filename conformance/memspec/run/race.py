@@ -22,6 +22,7 @@ import ctypes
 import ctypes.util
 import dataclasses
 import functools
+import json
 import mmap
 import os
 import signal
@@ -32,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from memspec.corpus.cases import Case, Expectation, Race
 from memspec.corpus.tokens import for_worker
@@ -191,20 +193,29 @@ def run_race(
     workdir: Path,
     send: Callable[[int], Response],
     judge: Callable[[int, Response], None],
-    fail: Callable[[str, list[str]], CaseFailure],
+    fail: Callable[[str, list[str], str], CaseFailure],
+    allowed: str = "",
+    args: Any = None,
 ) -> int:
     """Send the step under the racer (``send(i)`` for the i-th time) until it gives the op
     away or the budget is spent (``race.repeat`` sends, ``race.seconds`` of racing); raise
     CaseFailure when anything below ``race.outside`` changed or a reply is not one the
-    step allows. Return how many sends it took."""
+    step allows (a reply that shows a line of a file outside, which ``allowed``, the
+    text of the replies the step allows, does not hold, has escaped), or when the sends
+    changed the tree beside ``swap`` where none of their ``args`` names. Return how
+    many sends it took."""
     exchange = _exchange()
     if exchange is None:
         raise HostLimitation("host: the racer needs renameat2 with RENAME_EXCHANGE (Linux)")
     directory, outside = workdir / race.swap, workdir / race.outside
     if directory.is_symlink() or not directory.is_dir() or not outside.is_dir():
-        raise fail(f"race: {race.swap} and {race.outside} must be directories of the tree", [])
+        raise fail(
+            f"race: {race.swap} and {race.outside} must be directories of the tree", [], "set-up"
+        )
     before = read_tree(outside)
     seen = _fingerprint(outside)
+    secrets = [text for text in _outside_texts(before) if text not in allowed]
+    rest_before = _rest_of_tree(workdir, race)
     link = directory.with_name(f".{directory.name}{RACER_SUFFIX}")
     os.symlink(str(outside), link)
     racer = _Racer(str(link), str(directory))
@@ -222,11 +233,19 @@ def run_race(
                 changes = tree_changes(before, read_tree(outside))
                 if changes:
                     break
+            shown = _shows_outside(reply, secrets)
+            if shown is not None:
+                raise fail(
+                    f"send {sent} of at most {race.repeat} answered with what lies outside "
+                    f"(while a racer swapped {race.swap} for a link to {race.outside})",
+                    [f"  shows:  {abridge(shown)}", f"  actual: {abridge(_reply_text(reply))}"],
+                    "escaped",
+                )
             try:
                 judge(iteration, reply)
             except CaseFailure as exc:
                 raise CaseFailure(
-                    f"{exc}\n  (send {sent} of at most {race.repeat})", exc.signature
+                    f"{exc}\n  (send {sent} of at most {race.repeat})", exc.signature, exc.values
                 ) from exc
             if time.monotonic() >= deadline:
                 break
@@ -240,8 +259,78 @@ def run_race(
             f"({racer.swaps} swaps), send {sent} of at most {race.repeat} "
             "changed what lies outside",
             [f"  {change}" for change in changes[:10]],
+            "escaped",
+        )
+    named = _names_sent(args, sent)
+    rest = [
+        change
+        for change in tree_changes(rest_before, _rest_of_tree(workdir, race))
+        if change.partition(": ")[0].rsplit("/", 1)[-1] not in named
+    ]
+    if rest:
+        raise fail(
+            f"while a racer swapped {race.swap} for a link to {race.outside}, the sends "
+            f"changed the tree beside {race.swap}, which none of them names",
+            [f"  {change}" for change in rest[:10]],
+            "changed the memory root",
         )
     return sent
+
+
+def _rest_of_tree(workdir: Path, race: Race) -> dict[str, Any]:
+    """The tree but for what the sends may change (below ``swap``) and what the racer
+    watches on its own (below ``outside``), and the racer's link; without mtimes, which
+    the racer's own link changes in the directory that holds it."""
+    keep = (race.swap.rstrip("/"), race.outside.rstrip("/"))
+    return {
+        path: dataclasses.replace(entry, mtime_ns=0)
+        for path, entry in read_tree(workdir).items()
+        if not any(path == top or path.startswith(top + "/") for top in keep)
+        and not path.endswith(RACER_SUFFIX)
+    }
+
+
+def _names_sent(args: Any, sent: int) -> set[str]:
+    """Every name (a component of a path) that the args of the first ``sent`` sends hold."""
+    names: set[str] = set()
+
+    def collect(value: Any) -> None:
+        if isinstance(value, str):
+            names.update(value.split("/"))
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                collect(item)
+
+    for iteration in range(sent):
+        collect(for_worker(args, 0, iteration))
+    return names
+
+
+def _outside_texts(tree: dict[str, Any]) -> list[str]:
+    """The lines of the files outside, which a reply may only show by reading there."""
+    texts = set()
+    for entry in tree.values():
+        if entry.kind != "file":
+            continue
+        for line in entry.content.decode("utf-8", "replace").splitlines():
+            if len(line.strip()) >= 8:
+                texts.add(line.strip())
+    return sorted(texts)
+
+
+def _reply_text(reply: Response) -> str:
+    if reply.is_error:
+        return f"{reply.error_kind}: {reply.error_message}"
+    return json.dumps(reply.result, ensure_ascii=False)
+
+
+def _shows_outside(reply: Response, secrets: list[str]) -> str | None:
+    """The first line of a file outside that the reply shows, if any."""
+    text = _reply_text(reply)
+    return next((secret for secret in secrets if secret in text), None)
 
 
 def with_iteration(expectation: Expectation, iteration: int) -> Expectation:
@@ -258,7 +347,7 @@ def judge_any(
     response: Response,
     expectations: tuple[Expectation, ...],
     judge: Callable[[Response, Expectation], None],
-    fail: Callable[[str, list[str]], CaseFailure],
+    fail: Callable[[str, list[str], str], CaseFailure],
 ) -> None:
     """Accept ``response`` when it meets one of ``expectations``."""
     misses = []
@@ -272,6 +361,7 @@ def judge_any(
     raise fail(
         f"a reply during the race is none of the {len(expectations)} the step allows",
         [f"  actual: {abridge(reply, 300)}"],
+        "reply not allowed",
     )
 
 

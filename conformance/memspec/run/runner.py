@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import dataclasses
 import fnmatch
+import json
 import os
 import threading
 import time
@@ -14,11 +17,13 @@ from typing import Any, NoReturn, TypeVar
 
 from memspec.corpus.cases import Case, Expectation, Step
 from memspec.corpus.compare import MEMBER_ORDER, json_equal, member_order_differences
+from memspec.corpus.observations import Observation
 from memspec.corpus.op_schemas import op_schema
 from memspec.corpus.tokens import for_worker, substitute, substitute_tree, unsubstitute
-from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError
+from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError, no_answer
 from memspec.judge.messages import abridge, describe_difference
-from memspec.judge.model_text import host_path_leaks
+from memspec.judge.model_text import host_path_leaks, host_paths
+from memspec.judge.observed import Normaliser, case_normaliser, coarse, observe
 from memspec.run.captures import bound, captured, pins_nothing
 from memspec.run.held_lock import run_while_held
 from memspec.run.race import judge_any, run_race, with_iteration
@@ -35,11 +40,13 @@ from memspec.run.trees import (
     tree_changes,
 )
 from memspec.wire.adapters import Adapter, Response
+from memspec.wire.working_directory import made_working_directory
 
 __all__ = [
     "CONCURRENCY_ROUNDS",
     "CONCURRENCY_SECONDS",
     "CRASH_POINTS_AT_MOST",
+    "case_ops",
     "case_tree",
     "concurrency_rounds",
     "crash_point_steps",
@@ -66,6 +73,9 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
     missing = [need for need in case.requires if need not in handshake.capabilities]
     if missing:
         return f"not claimed: capability {', '.join(missing)}"
+    unclaimed = [op for op in case_ops(case) if not handshake.claims_op(op)]
+    if unclaimed:
+        return f"not claimed: op {', '.join(unclaimed)}"
     runs_as_root = (
         hasattr(os, "geteuid")
         and os.geteuid() == 0
@@ -80,26 +90,67 @@ def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
     return None
 
 
+_UNOBSERVED = object()
+
+
+def case_ops(case: Case) -> list[str]:
+    """Every op the case calls: its steps' and their observing calls', in order."""
+    ops = [step.op for step in case.steps]
+    ops += [o.op for step in case.steps for o in step.crash_points_observe]
+    return list(dict.fromkeys(ops))
+
+
 @dataclass(frozen=True)
 class _Failed:
     """One check of a step that failed: its name (what the signature lists), the
-    headline and the lines that show its difference."""
+    headline and the lines that show its difference, and what it observed: a value
+    (``observed``), or only the kind of failure (``kind``) where what it saw is not the
+    same from run to run. A tree check observes one entry per path (``entries``)."""
 
     check: str
     headline: str
     details: list[str]
+    observed: Any = _UNOBSERVED
+    kind: str = ""
+    entries: Mapping[str, Any] | None = None
+
+
+def reply_value(response: Response) -> Any:
+    """A reply as an observed value: its result, or its error's kind and message."""
+    if response.is_error:
+        return {"error": {"kind": response.error_kind, "message": response.error_message}}
+    return {"result": response.result}
 
 
 class _Context:
     """What a failure message needs to know about the case being run."""
 
-    def __init__(self, case: Case, root: str) -> None:
+    def __init__(self, case: Case, root: str, adapter: Adapter | None = None) -> None:
         self.case = case
         self.root = root
         self.captured: dict[str, str] = {}
         """What the steps so far captured, by name."""
         self.prefix = ""
         """Put before the check names of the signature (a crash point's number)."""
+        self.last_reading: dict[str, Entry] | None = None
+        """The tree as read after the last step's reply."""
+        working = made_working_directory()
+        self.installs = adapter.install_folders if adapter else ()
+        self.host_paths = host_paths(root, str(working) if working else None, self.installs)
+        """The paths of the host a text sent to the model must not hold."""
+
+    def normaliser(self) -> Normaliser:
+        case = self.case
+        return case_normaliser(
+            self.root,
+            working_directory=made_working_directory(),
+            captured=self.captured,
+            installs=self.installs,
+            case_data=[
+                case.tree,
+                [(step.args, dataclasses.asdict(step.expect)) for step in case.steps],
+            ],
+        )
 
     def where(self, step: Step, index: int) -> str:
         steps = len(self.case.steps)
@@ -113,14 +164,17 @@ class _Context:
         details: list[str],
         args: Mapping[str, Any],
         check: str = "result",
+        *,
+        observed: Any = _UNOBSERVED,
+        kind: str = "",
     ) -> CaseFailure:
-        return self.fail_all(step, index, [_Failed(check, headline, details)], args)
+        failed = _Failed(check, headline, details, observed, kind)
+        return self.fail_all(step, index, [failed], args)
 
-    def fail_all(
+    def lines(
         self, step: Step, index: int, failures: list[_Failed], args: Mapping[str, Any]
-    ) -> CaseFailure:
-        """One failure for every check of the step that failed, each with its difference;
-        the signature lists the checks in the same order."""
+    ) -> list[str]:
+        """The message of every check of the step that failed, each with its difference."""
         first = failures[0]
         if len(failures) == 1:
             lines = [f"{self.where(step, index)}: {first.headline}"]
@@ -137,27 +191,57 @@ class _Context:
                 details = ["  " + line for line in details]
             lines += [unsubstitute(line, self.root) for line in details]
         lines.append(f"  see: memspec explain {self.case.id}")
-        signature = tuple(
-            f"step {index + 1}: {self.prefix}{token}"
-            for failure in failures
-            for token in _tokens(failure)
+        return lines
+
+    def observations(self, index: int, failures: list[_Failed]) -> list[Observation]:
+        """What each failed check observed, in the order the message lists them."""
+        normaliser = self.normaliser()
+        found = []
+        for failure in failures:
+            for check, observed, kind in _checks(failure):
+                name = f"step {index + 1}: {self.prefix}{check}"
+                if observed is _UNOBSERVED:
+                    found.append(coarse(name, kind, normaliser))
+                else:
+                    found.append(observe(name, observed, normaliser))
+        return found
+
+    def fail_all(
+        self, step: Step, index: int, failures: list[_Failed], args: Mapping[str, Any]
+    ) -> CaseFailure:
+        """One failure for every check of the step that failed; the signature lists the
+        checks in the same order, each with what it observed."""
+        found = self.observations(index, failures)
+        return CaseFailure(
+            "\n".join(self.lines(step, index, failures, args)),
+            signature=tuple(o.token for o in found),
+            values=tuple(o.value for o in found),
         )
-        return CaseFailure("\n".join(lines), signature=signature)
 
 
-def _tokens(failure: _Failed) -> list[str]:
-    """The signature entries of one failed check: its name, and for a tree the path and
-    what differs there (never a host path or a value that changes from run to run)."""
+def _checks(failure: _Failed) -> list[tuple[str, Any, str]]:
+    """The signature entries of one failed check, each with what it observed: its name,
+    and for a tree one entry per path and what differs there."""
     if failure.check != "tree":
-        return [failure.check]
-    tokens = []
+        return [(failure.check, failure.observed, failure.kind)]
+    entries = failure.entries or {}
+    found: list[tuple[str, Any, str]] = []
     for line in failure.details:
         text = line.strip()
         if not text or text.startswith("... and ") or line.startswith("    "):
             continue
         path, _, what = text.partition(": ")
-        tokens.append(f"tree {path} {_tree_difference(what)}")
-    return tokens or ["tree"]
+        difference = _tree_difference(what)
+        check = f"tree {path} {difference}"
+        if difference == "mtime":
+            found.append((check, _UNOBSERVED, ""))  # a writer's clock, not the case's
+        elif difference == "missing":
+            found.append((check, _UNOBSERVED, ""))
+        elif difference == "hard link":
+            found.append((check, what, ""))
+        else:
+            found.append((check, entries.get(path), ""))
+    return found or [("tree", _UNOBSERVED, "")]
 
 
 def _tree_difference(what: str) -> str:
@@ -179,14 +263,26 @@ def _reply_failures(
     """Every check of one reply that fails: the host path in what the model reads, and
     the result or the error (kind, then message)."""
     root = context.root
+    reply = reply_value(response)
     failures = []
-    leaks = [] if response.is_error else host_path_leaks(step.op, response.result, root)
+    leaks = (
+        []
+        if response.is_error
+        else host_path_leaks(
+            step.op,
+            response.result,
+            root,
+            context.host_paths,
+            json.dumps(expected.result, ensure_ascii=False),
+        )
+    )
     if leaks:
         failures.append(
             _Failed(
                 "host path",
-                "text sent to the model holds a host path of the case's tree",
+                "text sent to the model holds a host path",
                 [f"  text:     {abridge(leaks[0])}"],
+                observed=leaks[0],
             )
         )
     if expected.error_kind is not None:
@@ -196,6 +292,7 @@ def _reply_failures(
                     "result",
                     f"expected error {expected.error_kind!r}, got a result",
                     [f"  actual:   {abridge(response.result)}"],
+                    observed=reply,
                 )
             )
         elif response.error_kind != expected.error_kind:
@@ -204,6 +301,7 @@ def _reply_failures(
                     "error kind",
                     f"expected error {expected.error_kind!r}, got error {response.error_kind!r}",
                     [f"  message:  {abridge(response.error_message)}"],
+                    observed=reply,
                 )
             )
         else:
@@ -214,6 +312,7 @@ def _reply_failures(
                         "error message",
                         "wrong error message",
                         describe_difference(substitute(wanted, root), response.error_message),
+                        observed=reply,
                     )
                 )
         return failures
@@ -226,20 +325,31 @@ def _reply_failures(
                     f"  message:  {abridge(response.error_message)}",
                     f"  expected: {abridge(substitute(expected.result, root))}",
                 ],
+                observed=reply,
             )
         )
         return failures
     wanted = substitute(expected.result, root)
     if not json_equal(wanted, response.result):
         failures.append(
-            _Failed("result", "wrong result", describe_difference(wanted, response.result))
+            _Failed(
+                "result",
+                "wrong result",
+                describe_difference(wanted, response.result),
+                observed=reply,
+            )
         )
         return failures
     pointers = (op_schema(step.op) or {}).get(MEMBER_ORDER, [])
     misordered = member_order_differences(wanted, response.result, pointers)
     if misordered:
         failures.append(
-            _Failed("member order", "members out of order", [f"  {line}" for line in misordered])
+            _Failed(
+                "member order",
+                "members out of order",
+                [f"  {line}" for line in misordered],
+                observed=reply,
+            )
         )
     return failures
 
@@ -273,6 +383,7 @@ def _concurrent_failures(context: _Context, step: Step, responses: list[Response
                 "concurrent errors",
                 f"{len(errors)} of {len(responses)} concurrent replies are errors",
                 [f"  first: {errors[0].error_kind}: {abridge(errors[0].error_message)}"],
+                kind="errors",
             )
         ]
     remaining = [substitute(item, context.root) for item in expected.results]
@@ -299,6 +410,7 @@ def _concurrent_failures(context: _Context, step: Step, responses: list[Response
             "concurrent results",
             "the concurrent replies differ from the expected multiset",
             details,
+            kind="replies not allowed",
         )
     ]
 
@@ -315,7 +427,7 @@ def case_tree(case: Case, adapter: Adapter, base: Path | None = None) -> Iterato
         except SetupError as exc:
             raise CaseFault(f"set-up failed on this host: {exc}") from exc
 
-    with scratch_folder(adapter, base=base, fill=build) as workdir:
+    with scratch_folder(adapter, base=base, fill=build, settle=case.id) as workdir:
         yield workdir
 
 
@@ -372,57 +484,112 @@ def _run_concurrent(
 
 
 def _tree_failures(
-    context: _Context, expected: Mapping[str, Any], workdir: Path, headline: str
+    context: _Context,
+    expected: Mapping[str, Any],
+    tree: Path | Mapping[str, Entry],
+    headline: str,
 ) -> list[_Failed]:
-    problems = compare_tree(expected, read_tree(workdir), context.root, context.case.tree_ignore)
+    actual = read_tree(tree) if isinstance(tree, Path) else tree
+    problems = compare_tree(expected, actual, context.root, context.case.tree_ignore)
     if not problems:
         return []
     details = [f"  {problem}" for problem in problems[:10]]
     if len(problems) > 10:
         details.append(f"  ... and {len(problems) - 10} more")
-    return [_Failed("tree", headline, details)]
+    entries = {path: entry_value(entry) for path, entry in actual.items()}
+    return [_Failed("tree", headline, details, entries=entries)]
 
 
-def _problem(check: str, problem: tuple[str, list[str]] | None) -> list[_Failed]:
-    return [] if problem is None else [_Failed(check, problem[0], problem[1])]
+def entry_value(entry: Entry) -> dict[str, Any]:
+    """A tree entry as an observed value: its kind, mode, and content or target (never
+    its mtime, which a writer takes from its own clock)."""
+    value: dict[str, Any] = {"kind": entry.kind, "mode": f"{entry.mode & 0o7777:04o}"}
+    if entry.kind == "file":
+        try:
+            value["text"] = entry.content.decode("utf-8")
+        except UnicodeDecodeError:
+            value["base64"] = base64.b64encode(entry.content).decode("ascii")
+    elif entry.kind == "symlink":
+        value["target"] = entry.target
+    return value
+
+
+def _problem(check: str, problem: tuple[str, list[str]] | None, kind: str) -> list[_Failed]:
+    return [] if problem is None else [_Failed(check, problem[0], problem[1], kind=kind)]
 
 
 def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) -> None:
     """Run one step and every check it has (the readers, a held lock, the reply, the
-    tree); raise one CaseFailure listing each check that failed."""
+    tree); raise one CaseFailure listing each check that failed. When the adapter gave
+    no answer, the tree is still compared, and what differs there is added to the fault."""
     step = bound(context.case.steps[index], context.captured)
     args = substitute(step.args, context.root)
-    failures: list[_Failed] = []
-    if step.race is not None:
-        _run_race_step(context, step, adapter, workdir, index, args)
-    else:
-        with watching(step.readers, workdir) as watch:
-            if step.concurrent is not None:
-                responses = _run_concurrent(adapter, step, args, context.root)
-            elif step.hold_lock is not None:
-                held = run_while_held(
-                    step.hold_lock,
-                    workdir,
-                    lambda: _call(adapter, step, args, context.root),
-                    context.case.tree_ignore,
-                )
-                failures += _problem("held lock", held.problem)
-                responses = [held.response]
-            else:
-                responses = [_call(adapter, step, args, context.root)]
-        failures += _problem("readers", watch.problem() if watch else None)
-        if step.concurrent is not None:
-            failures += _concurrent_failures(context, step, responses)
-        elif not pins_nothing(step):
-            failures += _reply_failures(context, step, responses[0], step.expect)
-    if step.expect.tree is not None:
-        failures += _tree_failures(
-            context, step.expect.tree, workdir, "the tree after the step differs"
-        )
+    try:
+        failures, responses = _step_replies(context, step, adapter, workdir, index, args)
+    except CaseFault as fault:
+        damage = _step_tree_failures(context, step, workdir)
+        if not damage:
+            raise
+        found = context.observations(index, damage)
+        words = no_answer(fault)
+        raise CaseFault(
+            "\n".join([str(fault), *context.lines(step, index, damage, args)]),
+            (words, *(o.token for o in found)),
+            ("", *(o.value for o in found)),
+        ) from fault
+    failures += _step_tree_failures(context, step, workdir)
     if failures:
         raise context.fail_all(step, index, failures, args)
     if step.race is None and step.concurrent is None:
         context.captured.update(_captured(context, step, index, responses[0], args))
+
+
+def _step_replies(
+    context: _Context,
+    step: Step,
+    adapter: Adapter,
+    workdir: Path,
+    index: int,
+    args: Mapping[str, Any],
+) -> tuple[list[_Failed], list[Response]]:
+    """Send the step (beside its readers, under its held lock, from its workers, or
+    under the racer) and judge the replies."""
+    failures: list[_Failed] = []
+    responses: list[Response] = []
+    if step.race is not None:
+        _run_race_step(context, step, adapter, workdir, index, args)
+        return failures, responses
+    with watching(step.readers, workdir) as watch:
+        if step.concurrent is not None:
+            responses = _run_concurrent(adapter, step, args, context.root)
+        elif step.hold_lock is not None:
+            held = run_while_held(
+                step.hold_lock,
+                workdir,
+                lambda: _call(adapter, step, args, context.root),
+                context.case.tree_ignore,
+            )
+            failures += _problem("held lock", held.problem, "written while locked")
+            responses = [held.response]
+        else:
+            responses = [_call(adapter, step, args, context.root)]
+    failures += _problem("readers", watch.problem() if watch else None, "torn file")
+    if step.concurrent is not None:
+        failures += _concurrent_failures(context, step, responses)
+    elif not pins_nothing(step):
+        failures += _reply_failures(context, step, responses[0], step.expect)
+    return failures, responses
+
+
+def _step_tree_failures(context: _Context, step: Step, workdir: Path) -> list[_Failed]:
+    """The step's tree check; the reading is kept to tell a change after the case's
+    last reply."""
+    context.last_reading = read_tree(workdir)
+    if step.expect.tree is None:
+        return []
+    return _tree_failures(
+        context, step.expect.tree, context.last_reading, "the tree after the step differs"
+    )
 
 
 def _run_race_step(
@@ -436,10 +603,10 @@ def _run_race_step(
     assert step.race is not None and step.expect.any_of is not None
     alternatives = step.expect.any_of
 
-    def fail(headline: str, details: list[str]) -> CaseFailure:
-        # Whether a send that follows the link gives itself away by what it changed
-        # outside or by its reply is down to timing: the signature says only "race".
-        return context.fail(step, index, headline, details, args, check="race")
+    def fail(headline: str, details: list[str], kind: str) -> CaseFailure:
+        # Which send gives an op away, and whether by what it changed outside or by its
+        # reply, is down to timing: the signature says only which kind of failure it was.
+        return context.fail(step, index, headline, details, args, check="race", kind=kind)
 
     run_race(
         step.race,
@@ -452,6 +619,8 @@ def _run_race_step(
             fail,
         ),
         fail,
+        json.dumps([dataclasses.asdict(each) for each in alternatives], ensure_ascii=False),
+        args,
     )
 
 
@@ -459,7 +628,9 @@ def _captured(
     context: _Context, step: Step, index: int, response: Response, args: Mapping[str, Any]
 ) -> dict[str, str]:
     def fail(headline: str, details: list[str]) -> NoReturn:
-        raise context.fail(step, index, headline, details, args, check="capture")
+        raise context.fail(
+            step, index, headline, details, args, check="capture", observed=reply_value(response)
+        )
 
     return captured(step, response, fail)
 
@@ -483,17 +654,34 @@ def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
     for number in range(1, rounds + 1):
         try:
             with case_tree(case, adapter, base) as workdir:
-                context = _Context(case, str(workdir))
+                context = _Context(case, str(workdir), adapter)
                 for index in range(len(case.steps)):
                     _run_step(context, adapter, workdir, index)
+                _unchanged_since_last_reply(context, workdir)
         except CaseFailure as exc:
             if number == 1:
                 raise
             raise CaseFailure(
-                f"{exc}\n  (round {number}: the {number - 1} before passed)", exc.signature
+                f"{exc}\n  (round {number}: the {number - 1} before passed)",
+                exc.signature,
+                exc.values,
             ) from exc
         if time.monotonic() >= deadline:
             return
+
+
+def _unchanged_since_last_reply(context: _Context, workdir: Path) -> None:
+    """The tree read once more as the case ends is the one read at its last reply."""
+    if context.last_reading is None:
+        return
+    changes = tree_changes(context.last_reading, read_tree(workdir))
+    if changes:
+        raise CaseFailure(
+            "after its last reply, the adapter went on changing the case's tree:\n"
+            + "\n".join(f"  {unsubstitute(line, context.root)}" for line in changes[:10]),
+            ("after the case: tree changed",),
+            ("",),
+        )
 
 
 def _crash_reruns(context: _Context, step: Step, workdir: Path) -> tuple[str, ...]:
@@ -532,6 +720,7 @@ def _observe(
                 [f"  message: {abridge(response.error_message)}"],
                 args,
                 check="observing call",
+                observed=reply_value(response),
             )
         answers.append(response.result)
     return answers
@@ -622,6 +811,7 @@ def _check_before_or_after(
             details,
             args,
             check="mixed state",
+            observed=details,
         )
 
 
@@ -647,7 +837,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
         raise CaseFailure(f"{case.id}: a crash_points step needs an expected tree")
     for k in range(1, CRASH_POINTS_AT_MOST + 1):
         with case_tree(case, adapter, base) as workdir:
-            context = _Context(case, str(workdir))
+            context = _Context(case, str(workdir), adapter)
             for before in range(index):
                 _run_step(context, adapter, workdir, before)
             step = bound(case.steps[index], context.captured)
@@ -677,6 +867,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     [f"  message: {abridge(faulted.error_message)}"],
                     args,
                     check="internal error",
+                    observed=reply_value(faulted),
                 )
             if step.crash_points_all_or_nothing:
                 _check_before_or_after(context, step, index, adapter, tree_before, workdir, args, k)
@@ -691,6 +882,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                         [f"  message: {abridge(again.error_message)}"],
                         args,
                         check="rerun error",
+                        observed=reply_value(again),
                     )
                 failures = _tree_failures(
                     context,
@@ -708,6 +900,7 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                             f"after failing mutation {k} and {attempt}, an observing call "
                             "differs from an uninterrupted run",
                             [f"  {problem}" for problem in differ],
+                            observed=answers,
                         )
                     )
                 if failures:

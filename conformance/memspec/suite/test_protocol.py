@@ -8,6 +8,7 @@ import pytest
 
 from memspec import PROTOCOL_VERSION
 from memspec.corpus.cases import load_cases
+from memspec.corpus.op_schemas import ops_with_schemas
 from memspec.corpus.registry import suite_case
 from memspec.corpus.tokens import substitute
 from memspec.run.runner import case_tree, not_claimed_reason
@@ -42,6 +43,27 @@ def test_start_reply_matches_schema(memspec_adapter: Adapter) -> None:
     expect_equal(
         "start", args, PROTOCOL_VERSION.split(".")[0], version.split(".")[0], what="major version"
     )
+
+
+@suite_case("protocol/start/ops-claimed-are-known", "PROTOCOL-START-002", kind="protocol")
+def test_ops_claimed_are_ops_of_claimed_profiles(memspec_adapter: Adapter) -> None:
+    """The ops a handshake lists, when it lists them, are ops of the suite, each of a
+    profile the adapter claims, and each claimed profile's constants op is among them."""
+    handshake = memspec_adapter.handshake
+    if handshake.ops is None:
+        return
+    known = set(ops_with_schemas())
+    args = {"protocol_version": PROTOCOL_VERSION}
+    strays = sorted(
+        op for op in handshake.ops if op not in known or op.split(".")[0] not in handshake.profiles
+    )
+    expect_equal("start", args, [], strays, what="listed ops the suite does not know")
+    missing = sorted(
+        f"{profile}.constants"
+        for profile in handshake.profiles
+        if f"{profile}.constants" in known and f"{profile}.constants" not in handshake.ops
+    )
+    expect_equal("start", args, [], missing, what="constants ops not listed")
 
 
 @suite_case("protocol/op/unknown-op", "PROTOCOL-OP-002", "PROTOCOL-REPLY-002", kind="protocol")

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import importlib
 import json
 import os
 import re
 import select
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import weakref
@@ -349,6 +352,28 @@ def parse_adapter_spec(
     )
 
 
+def install_folders(spec: str) -> tuple[str, ...]:
+    """The folders the implementation of ``spec`` is installed in, as far as it tells."""
+    found: list[str] = []
+    if spec == "reference" or spec.startswith("python:"):
+        name = "memref" if spec == "reference" else spec.split(":")[1]
+        module = sys.modules.get(name.split(".")[0])
+        where = getattr(module, "__file__", None)
+        if where:
+            found.append(os.path.dirname(os.path.dirname(os.path.abspath(where))))
+    elif spec.startswith("cmd:"):
+        with contextlib.suppress(ValueError):
+            argv = anchored(shlex.split(spec[4:]))
+            program = shutil.which(argv[0]) if argv else None
+            words = [program or "", *argv[1:]]
+            found += [
+                os.path.dirname(os.path.realpath(word))
+                for word in words
+                if os.path.isabs(word) and os.path.exists(word)
+            ]
+    return tuple(folder for folder in dict.fromkeys(found) if len(folder) > 1)
+
+
 def anchored(argv: list[str]) -> list[str]:
     """The command line with its relative paths made absolute from where memspec runs,
     since the adapter starts in the run's own working directory: the program when it
@@ -392,6 +417,11 @@ class Handshake:
     protocol_version: str
     profiles: tuple[str, ...]
     capabilities: tuple[str, ...]
+    ops: tuple[str, ...] | None = None
+    """The ops the adapter implements, when it says (None: every op of its profiles)."""
+
+    def claims_op(self, op: str) -> bool:
+        return self.ops is None or op in self.ops
 
 
 @dataclass(frozen=True)
@@ -442,6 +472,13 @@ class Adapter:
     def _id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+    @functools.cached_property
+    def install_folders(self) -> tuple[str, ...]:
+        """The folders the implementation is installed in, as far as its spec tells: a
+        ``cmd:`` program's and its file arguments' folders, a ``python:`` module's, and
+        memref's for the reference. A model text must not hold them."""
+        return install_folders(self.spec)
 
     @property
     def handshake(self) -> Handshake:
@@ -640,7 +677,22 @@ def _check_start(reply: Message) -> Handshake:
         raise ProtocolViolation("start result needs profiles: [string]")
     if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
         raise ProtocolViolation("start result capabilities must be [string]")
-    return Handshake(implementation, version, tuple(profiles), tuple(capabilities))
+    ops = result.get("ops")
+    if ops is not None and (
+        not isinstance(ops, list)
+        or not all(isinstance(op, str) and "." in op for op in ops)
+        or len(set(ops)) != len(ops)
+    ):
+        raise ProtocolViolation(
+            "start result ops, when given, must be [string] of distinct <profile>.<op> names"
+        )
+    return Handshake(
+        implementation,
+        version,
+        tuple(profiles),
+        tuple(capabilities),
+        None if ops is None else tuple(ops),
+    )
 
 
 def _refuse_unasked_output(connection: Connection, request_id: Any, op: str) -> None:

@@ -1,11 +1,19 @@
-"""The empty working directory every adapter of a run starts in.
+"""The run's folder, and the empty working directory every adapter of a run starts in.
+
+Each process of a run makes one folder of its own in ``TMPDIR`` (``run_folder``): every
+case's tree and scratch folder is made inside it, and so is the adapters' working
+directory. The run folder itself belongs to the harness and only it writes there, so an
+adapter handed a tree (``--tree-owner``) can neither put something else in the place of
+its tree or of its working directory, nor write beside them; an adapter that runs as
+the harness's own user can, and whatever appears, changes or goes there during a case
+fails the case (``memspec.run.scratch``).
 
 An adapter that resolves a relative path writes below its working directory. Were that
 memspec's own (where the user started it), a case could pass while the adapter wrote into
-the user's checkout. So each run makes one empty temporary directory: ``cmd:`` adapters
-are started in it, and in-process adapters (``python:``, the reference) are answered with
-it as the process's working directory. Whatever appears there during a case is a change
-to the case's tree that no expectation allows (``memspec.run.scratch`` checks it).
+the user's checkout. So ``cmd:`` adapters are started in the run's working directory,
+and in-process adapters (``python:``, the reference) are answered with it as the
+process's working directory. Whatever appears there during a case is a change that no
+expectation allows.
 """
 
 from __future__ import annotations
@@ -19,28 +27,45 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["answering_in_it", "made_working_directory", "working_directory"]
+__all__ = [
+    "WORKING_DIRECTORY_NAME",
+    "answering_in_it",
+    "made_working_directory",
+    "run_folder",
+    "working_directory",
+]
 
-_FOLDER: list[Path] = []
+WORKING_DIRECTORY_NAME = "adapters-cwd"
+_RUN: list[Path] = []
 _LOCK = threading.Lock()
 _inside = 0
 _left: list[str] = []
 
 
+def run_folder() -> Path:
+    """This process's folder of the run (made on first use, removed at exit): readable
+    by every user, so that an adapter running as another reaches its trees, and
+    writable by the harness alone."""
+    with _LOCK:
+        if not _RUN:
+            folder = Path(tempfile.mkdtemp(prefix="memspec-run-")).resolve()
+            os.chmod(folder, 0o755)
+            os.mkdir(folder / WORKING_DIRECTORY_NAME, 0o700)
+            _RUN.append(folder)
+            # Cases empty it as they end; rmtree never follows a link.
+            atexit.register(shutil.rmtree, folder, True)
+        return _RUN[0]
+
+
 def working_directory() -> Path:
     """The run's working directory for adapters (made on first use, removed at exit)."""
-    with _LOCK:
-        if not _FOLDER:
-            _FOLDER.append(Path(tempfile.mkdtemp(prefix="adapters-cwd-")).resolve())
-            # The run empties it after every case; rmtree never follows a link.
-            atexit.register(shutil.rmtree, _FOLDER[0], True)
-        return _FOLDER[0]
+    return run_folder() / WORKING_DIRECTORY_NAME
 
 
 def made_working_directory() -> Path | None:
     """The run's working directory if one was made, without making it."""
     with _LOCK:
-        return _FOLDER[0] if _FOLDER else None
+        return _RUN[0] / WORKING_DIRECTORY_NAME if _RUN else None
 
 
 @contextlib.contextmanager

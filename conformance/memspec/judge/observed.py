@@ -1,0 +1,120 @@
+"""What a failed check observed, normalised so that it is the same on every host and in
+every run (``memspec.corpus.observations`` says what is kept of it).
+
+A value observed in a case's tree holds what depends on where and when the case ran:
+the tree's absolute path, the adapters' working directory, ``$HOME`` and ``TMPDIR``,
+the random names of the run's folders, what an earlier step captured, and hashes of
+any of those (a codebase key of the tree's path, a commit id). Each is written as the
+placeholder a fixture would use (``${ROOT}``, ``${CWD}``, ``${HOME}``, ``${TMPDIR}``,
+``${ROOT_NAME}``, ``${KEY}``, ``${sha256-16:…}``), the interpreter's and the adapter's
+install folders as ``${PYTHON}`` and ``${INSTALL}``, and a run of 16 to 64 hex digits
+that the fixture itself does not hold as ``${HEX}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from memspec.corpus.observations import Observation
+from memspec.corpus.tokens import digest_tokens
+from memspec.judge.messages import abridge, visible
+
+__all__ = ["SHOWN", "Normaliser", "case_normaliser", "coarse", "observe"]
+
+SHOWN = 160
+"""How much of an observed value an expectations file shows."""
+_HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{16,64}(?![0-9a-f])")
+
+
+class Normaliser:
+    """Writes the run-dependent parts of observed values as placeholders."""
+
+    def __init__(self, replacements: Mapping[str, str], known_text: str = "") -> None:
+        # Longest first, so that the tree's path wins over TMPDIR, which holds it.
+        self._replacements = sorted(
+            ((actual, token) for actual, token in replacements.items() if actual),
+            key=lambda pair: -len(pair[0]),
+        )
+        self._known = known_text
+
+    def text(self, text: str) -> str:
+        for actual, token in self._replacements:
+            text = text.replace(actual, token)
+        return _HEX.sub(lambda m: m[0] if m[0] in self._known else "${HEX}", text)
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list | tuple):
+            return [self.value(item) for item in value]
+        if isinstance(value, dict):
+            return {self.text(str(key)): self.value(item) for key, item in value.items()}
+        return value
+
+
+def _host_folders(installs: Iterable[str]) -> dict[str, str]:
+    found = {tempfile.gettempdir(): "${TMPDIR}"}
+    home = os.environ.get("HOME", "")
+    if len(home) > 1:
+        found[home] = "${HOME}"
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+        found[prefix] = "${PYTHON}"
+    for folder in installs:
+        found[folder] = "${INSTALL}"
+    return found
+
+
+def case_normaliser(
+    root: str,
+    *,
+    working_directory: Path | None,
+    captured: Mapping[str, str],
+    case_data: Iterable[Any],
+    installs: Iterable[str] = (),
+) -> Normaliser:
+    """The normaliser of a case whose tree is at ``root``; ``case_data`` are the case's
+    values as written (its tree, args and expectations), whose tokens name the hashes
+    to write back and whose hex digits are kept as they are."""
+    replacements = _host_folders(installs)
+    replacements[root] = "${ROOT}"
+    replacements[Path(root).name] = "${ROOT_NAME}"
+    if working_directory is not None:
+        replacements[str(working_directory)] = "${CWD}"
+        replacements[working_directory.name] = "${CWD_NAME}"
+        run_folder = working_directory.parent
+        if run_folder != Path(tempfile.gettempdir()) and run_folder == Path(root).parent:
+            replacements[run_folder.name] = "${RUN_NAME}"
+    for name, value in captured.items():
+        if len(value) >= 4:  # a short value would be replaced where it only happens to occur
+            replacements[value] = "${" + name + "}"
+    known = json.dumps(list(case_data), ensure_ascii=False)
+    for digest, token in digest_tokens(known, root).items():
+        replacements[digest] = token
+    return Normaliser(replacements, known)
+
+
+def observe(check: str, value: Any, normaliser: Normaliser) -> Observation:
+    """The observation of ``value`` by the failed check ``check``."""
+    normal = normaliser.value(value)
+    canonical = json.dumps(normal, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:12]
+    return Observation(check_name(check, normaliser), digest, abridge(normal, SHOWN))
+
+
+def coarse(check: str, kind: str, normaliser: Normaliser) -> Observation:
+    """An observation that is not deterministic, kept as its kind of failure only."""
+    return Observation(check_name(check, normaliser), "", kind)
+
+
+def check_name(check: str, normaliser: Normaliser) -> str:
+    """A check's name as a signature holds it: printable (a lone surrogate of a name that
+    is not UTF-8 is written ``\\udcff``, the same in the run and in the file)."""
+    return visible(normaliser.text(check))
