@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from memspec.cli.description_lint import description_problems
 from memspec.cli.op_lint import check_fixtures, never_omitted, schema_problems
 from memspec.cli.requires_lint import op_capabilities, unused_requires
 from memspec.corpus.case_paths import case_path_problems
@@ -124,6 +125,7 @@ def lint(
             diverging[case.id] = case
         problems.extend(_case_problems(case, where))
         problems.extend(f"{where}: {problem}" for problem in unused_requires(case, needed_by_op))
+        problems.extend(f"{where}: {problem}" for problem in description_problems(case))
         problems.extend(f"{where}: {problem}" for problem in case_path_problems(case))
         problems.extend(f"{where}: {problem}" for problem in capture_problems(case))
         for requirement_id in case.requirements:
