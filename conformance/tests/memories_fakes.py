@@ -14,11 +14,12 @@ from fakes import start_reply
 
 ROOT = "/memories"
 _PATH_MEMBERS = ("path", "old_path", "new_path")
+EDITED = "Edited."
 
 
 class InMemoryStore:
-    """Refuses a path that climbs out of /memories and a delete of the root; deletes a
-    file or directory below it."""
+    """Refuses a path that climbs out of /memories and a delete of the root; replaces a
+    text in a file (its reply worded its own way)."""
 
     name = "in-memory-store"
 
@@ -37,7 +38,7 @@ class InMemoryStore:
         store = self.stores.setdefault(str(base), _load(base / "memories"))
         content = self.command(store, message["args"]["input"])
         _flush(base / "memories", store)
-        return {"id": request_id, "result": {"content": content, "is_error": True}}
+        return {"id": request_id, "result": {"content": content, "is_error": content != EDITED}}
 
     def command(self, store: dict[str, bytes], tool_input: dict[str, Any]) -> str:
         for member in _PATH_MEMBERS:
@@ -47,10 +48,21 @@ class InMemoryStore:
         path = str(tool_input.get("path"))
         if tool_input.get("command") == "delete" and _clean(path) == ROOT:
             return self.delete_root(store)
+        if tool_input.get("command") == "str_replace":
+            return self.str_replace(store, path, tool_input["old_str"], tool_input["new_str"])
         return f"Unsupported: {tool_input.get('command')}"
 
     def delete_root(self, store: dict[str, bytes]) -> str:
         return "Cannot delete the /memories directory itself"
+
+    def str_replace(self, store: dict[str, bytes], path: str, old: str, new: str) -> str:
+        key = _clean(path).removeprefix(ROOT + "/")
+        text = self.read(store[key])
+        store[key] = text.replace(old, new, 1).encode()
+        return EDITED
+
+    def read(self, content: bytes) -> str:
+        return content.decode()
 
 
 class EmptiesOnRootDelete(InMemoryStore):
@@ -61,6 +73,16 @@ class EmptiesOnRootDelete(InMemoryStore):
     def delete_root(self, store: dict[str, bytes]) -> str:
         store.clear()
         return super().delete_root(store)
+
+
+class TabsToSpaces(InMemoryStore):
+    """Reads a file with its tabs turned into spaces, as an editor might, and writes it
+    back so."""
+
+    name = "tabs-to-spaces"
+
+    def read(self, content: bytes) -> str:
+        return content.decode().expandtabs(4)
 
 
 def _clean(path: str) -> str:
@@ -97,3 +119,4 @@ def _flush(root: Path, store: dict[str, bytes]) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.is_file() or target.read_bytes() != content:
             target.write_bytes(content)
+            target.chmod(0o600)

@@ -1,6 +1,7 @@
 """A case asks for a capability only when its own check needs it: an adapter that claims
 none runs the root-deletion and sibling-escape cases, and one that empties its store on
-a delete of the root is caught there; lint lists a requirement nothing of a case uses."""
+a delete of the root is caught there (one that turns tabs into spaces, by a file holding
+tabs); lint lists a requirement nothing of a case uses."""
 
 from __future__ import annotations
 
@@ -55,6 +56,20 @@ def test_a_store_emptied_by_a_delete_of_the_root_is_caught(
     assert not_claimed_reason(case, adapter) is None
     with pytest.raises(CaseFailure, match=r"base/memories/a\.txt"):
         run_case(case, adapter)
+
+
+def test_a_store_that_turns_tabs_into_spaces_is_caught_by_its_tree(
+    fake: Callable[[str], Adapter],
+) -> None:
+    (case,) = _cases(["memories/files/tabs-kept-by-str-replace"])
+    with pytest.raises(CaseFailure) as keeps:
+        run_case(case, fake("InMemoryStore"))
+    assert not [check for check in keeps.value.signature if "tree" in check]  # wording only
+    with pytest.raises(CaseFailure) as expands:
+        run_case(case, fake("TabsToSpaces"))
+    assert [check for check in expands.value.signature if "tree" in check] == [
+        "step 1: tree base/memories/t.txt content"
+    ]
 
 
 def test_every_root_deletion_case_has_a_twin_with_links_and_a_fifo() -> None:
