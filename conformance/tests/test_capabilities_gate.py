@@ -67,9 +67,8 @@ def test_a_store_that_turns_tabs_into_spaces_is_caught_by_its_tree(
     assert not [check for check in keeps.value.signature if "tree" in check]  # wording only
     with pytest.raises(CaseFailure) as expands:
         run_case(case, fake("TabsToSpaces"))
-    assert [check for check in expands.value.signature if "tree" in check] == [
-        "step 1: tree base/memories/t.txt content"
-    ]
+    trees = [check for check in expands.value.signature if "tree" in check]
+    assert len(trees) == 1 and trees[0].startswith("step 1: tree base/memories/t.txt content")
 
 
 def test_every_root_deletion_case_has_a_twin_with_links_and_a_fifo() -> None:
