@@ -112,3 +112,17 @@ def test_lint_lists_a_description_its_expectations_contradict(
 def test_no_case_of_the_corpus_contradicts_its_description() -> None:
     found = [(case.id, description_problems(case)) for case in load_cases()]
     assert [(case_id, problems) for case_id, problems in found if problems] == []
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    ["hermes/tool/add-duplicate", "hermes/budget/delimiter-counts-three"],
+)
+def test_a_hermes_set_up_add_accepts_a_success_in_other_words(case_id: str) -> None:
+    (case,) = [case for case in load_cases(profiles=["hermes"]) if case.id == case_id]
+    set_up, subject = case.steps[0].expect, case.steps[1].expect
+    reworded = {"text": '{"success": true, "message": "Saved, said otherwise."}'}
+    assert _accepted(set_up, reworded)
+    assert not _accepted(set_up, {"text": '{"success": false, "error": "no"}'})
+    assert set_up.tree is not None
+    assert not _accepted(subject, reworded)
