@@ -78,6 +78,9 @@ def _case(description: str, steps: list[dict[str, Any]]) -> Case:
 _ECHO = {"op": "demo.echo", "args": {"value": "a"}}
 
 
+REFUSAL = "says a call is refused, but no step expects a refusal"
+
+
 @pytest.mark.parametrize(
     ("description", "expect", "problems"),
     [
@@ -101,6 +104,13 @@ _ECHO = {"op": "demo.echo", "args": {"value": "a"}}
             ["says a file or tree is unchanged, but no step expects a tree"],
         ),
         ("The value is unchanged.", {"result": "a"}, []),
+        ("A is refused.", {"result": {"content": "ok", "is_error": False}}, [REFUSAL]),
+        ("A is refused.", {"result": {"content": "no", "is_error": True}}, []),
+        ("A is refused.", {"result": {"text": '{"success": false, "error": "no"}'}}, []),
+        ("A is refused.", {"result": {"text": {"text_pattern": '\\{"success": false.*'}}}, []),
+        ("A is refused.", {"result": {"allowed": False, "reason": "r"}}, []),
+        ("A is refused.", {"error": {"kind": "invalid-args"}}, []),
+        ("A is never refused.", {"result": {"content": "ok", "is_error": False}}, []),
     ],
 )
 def test_lint_lists_a_description_its_expectations_contradict(

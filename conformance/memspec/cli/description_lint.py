@@ -1,6 +1,6 @@
 """A case's description and its expectations agree, where that can be checked: a case
-that allows any reply pins no wording, and one that says a file or tree is unchanged
-checks a tree."""
+that allows any reply pins no wording, one that says a file or tree is unchanged checks
+a tree, and one that says a call is refused expects a refusal."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ _UNCHANGED = re.compile(
     r"|\bnothing (?:outside |there |else )?(?:changes|is (?:made|written|changed))\b",
     re.IGNORECASE,
 )
+
+_REFUSED = re.compile(r"(?<!never )(?<!not )\b(?:is|are) refused\b", re.IGNORECASE)
+_REFUSING_MEMBERS = {"is_error": True, "success": False, "ok": False, "allowed": False}
+_REFUSING_TEXT = re.compile(r'success\\*"\s*:\s*false')
 
 
 def _expectations(expect: Expectation) -> Iterator[Expectation]:
@@ -54,6 +58,28 @@ def _pins_wording(expect: Expectation) -> bool:
     return False
 
 
+def _says_no(value: Any) -> bool:
+    """Whether an expected result holds a refusal: a member such as ``is_error: true`` or
+    ``success: false``, or a text (or pattern) spelling ``"success": false``."""
+    if isinstance(value, str):
+        return bool(_REFUSING_TEXT.search(value))
+    if isinstance(value, dict):
+        if any(value.get(key, not no) is no for key, no in _REFUSING_MEMBERS.items()):
+            return True
+        return any(_says_no(child) for child in value.values())
+    if isinstance(value, list):
+        return any(_says_no(child) for child in value)
+    return False
+
+
+def _refuses(case: Case) -> bool:
+    return any(
+        expected.error_kind is not None or (expected.has_result and _says_no(expected.result))
+        for step in case.steps
+        for expected in _expectations(step.expect)
+    )
+
+
 def _checks_a_tree(case: Case) -> bool:
     """Whether a step expects a tree, or races (the racer checks what lies outside)."""
     return any(
@@ -74,4 +100,6 @@ def description_problems(case: Case) -> list[str]:
         )
     if _UNCHANGED.search(case.description) and not _checks_a_tree(case):
         problems.append("says a file or tree is unchanged, but no step expects a tree")
+    if _REFUSED.search(case.description) and not _refuses(case):
+        problems.append("says a call is refused, but no step expects a refusal")
     return problems
