@@ -7,7 +7,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from memspec.cli.description_lint import description_problems
 from memspec.cli.op_lint import check_fixtures, never_omitted, schema_problems
+from memspec.cli.requires_lint import op_capabilities, unused_requires
 from memspec.corpus.case_paths import case_path_problems
 from memspec.corpus.cases import Case, case_from_json, fixture_files, schema_errors
 from memspec.corpus.data import fixtures_dir, spec_dir
@@ -91,6 +93,7 @@ def lint(
             problems.append(f"spec: requirement {requirement_id} is defined {count} times")
     known = {r.id for r in requirements}
     ops = spec_ops(spec_root)
+    needed_by_op = op_capabilities(spec_root)
     seen: dict[str, Path] = {}
     diverging: dict[str, Case] = {}
     files = fixture_files(fixtures_root)
@@ -121,6 +124,8 @@ def lint(
         if case.divergence:
             diverging[case.id] = case
         problems.extend(_case_problems(case, where))
+        problems.extend(f"{where}: {problem}" for problem in unused_requires(case, needed_by_op))
+        problems.extend(f"{where}: {problem}" for problem in description_problems(case))
         problems.extend(f"{where}: {problem}" for problem in case_path_problems(case))
         problems.extend(f"{where}: {problem}" for problem in capture_problems(case))
         for requirement_id in case.requirements:
