@@ -52,3 +52,9 @@ def test_what_is_written_reads_back() -> None:
     metadata = {"tags": [], "a": "true", "b": "null", "c": "False", "d": "N"}
     parsed = parse_memory_file(format_memory_file("note", "d", metadata, "b"))
     assert parsed.metadata == {"node_type": "memory", **metadata}
+
+
+def test_negative_zero_keeps_its_sign() -> None:
+    text = format_memory_file("n", "d", {"z": -0.0, "o": 0.0}, "b")
+    assert "  z: -0\n" in text
+    assert "  o: 0\n" in text
