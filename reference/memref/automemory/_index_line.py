@@ -30,8 +30,12 @@ class Rebuilt:
 
 
 def _stem(path: str) -> str:
+    """The base name without ``.md``: empty for the name ``.md`` itself; a base name
+    ``.md`` below a directory is kept whole (as Node's ``path.basename`` does)."""
     base = path.rsplit("/", 1)[-1]
-    return base[: -len(".md")] if base.endswith(".md") and base != ".md" else base
+    if base == ".md" and "/" in path:
+        return base
+    return base.removesuffix(".md")
 
 
 def index_line(entry: IndexEntry) -> str | None:

@@ -33,31 +33,37 @@ SETTINGS_SOURCES = (
 )
 _DRIVE = re.compile("[A-Za-z]:")
 _TRAILING_SEPARATORS = re.compile(r"[/\\]+\Z")
-_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
+# Dropped from a component before the mount test compares it (U+200B and U+2060 are not).
+_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 _SPECIAL_ROOTS = frozenset({".vol", ".file", ".nofollow", ".resolve"})
-# A host below one of these is a network mount.
-_MOUNT_ROOTS = (["net"], ["network", "servers"])
+
+
+def _fold(part: str) -> str:
+    return _IGNORED.sub("", part).upper().lower()
 
 
 def _network_mount(path: str) -> bool:
-    """``/net/<host>``, ``/Network/Servers/<host>`` or a path below one (once its ``.``
-    and ``..`` are resolved lexically, in any case), a macOS special root, or a path
-    starting with two separators."""
+    """A path starting with two separators or ``\\??\\``, or one whose components, walked
+    in order (``.`` skipped, ``..`` dropping the last), stand at some point at a macOS
+    special root, at ``/net/<host>`` or at ``/Network/Servers/<host>`` (in any case): a
+    later ``..`` that leaves it again does not help."""
     if path[:2] in ("//", "/\\", "\\/", "\\\\") or path.startswith("\\??\\"):
         return True
-    first = next((part for part in path.split("/") if part), "")
-    if first in _SPECIAL_ROOTS:
-        return True
-    stack: list[str] = []
-    for part in _ZERO_WIDTH.sub("", path).lower().split("/"):
+    walked: list[str] = []
+    for part in path.split("/"):
         if part in ("", "."):
             continue
         if part == "..":
-            if stack:
-                stack.pop()
+            del walked[-1:]
             continue
-        stack.append(part)
-    return any(len(stack) > len(root) and stack[: len(root)] == root for root in _MOUNT_ROOTS)
+        walked.append(part)
+        if len(walked) == 1 and part.lower() in _SPECIAL_ROOTS:
+            return True
+        if len(walked) == 2 and _fold(walked[0]) == "net":
+            return True
+        if len(walked) == 3 and [_fold(p) for p in walked[:2]] == ["network", "servers"]:
+            return True
+    return False
 
 
 def is_unsafe_dir(path: str) -> bool:

@@ -11,7 +11,8 @@ from memref.automemory._units import from_units
 __all__ = ["NEUTRALISED_TAGS", "is_removed", "sanitize", "sanitize_path_text"]
 
 # The tag names whose neutralisation the spec pins; the seed knows more. ``channel`` is
-# defused only in its form with attributes: the seed leaves ``<channel>`` as it is.
+# defused only when one of its attributes is ``source=``: the seed leaves ``<channel>``
+# and ``<channel a="b">`` as they are.
 NEUTRALISED_TAGS: Final = ("system-reminder", "system_reminder", "function_results")
 
 _KEPT: Final = frozenset({0x200C, 0x200D, 0xFE0E, 0xFE0F})
@@ -37,8 +38,10 @@ _DEFAULT_IGNORABLE: Final = (
 )
 _LINE_BREAKS = re.compile("\r\n?|[\u2028\u2029]")
 _TAGS = re.compile(
-    "<(/?(?:" + "|".join(re.escape(tag) for tag in NEUTRALISED_TAGS) + ")>|channel [^>]*>)"
+    "<(/?(?:" + "|".join(re.escape(tag) for tag in NEUTRALISED_TAGS) + ")>|/?channel [^>]*>)"
 )
+# ``source`` as a whole attribute name (no letter, digit, ``_`` or ``-`` before it), then ``=``.
+_SOURCE_ATTRIBUTE = re.compile("(?<![A-Za-z0-9_-])source *=")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _PATH_BREAKS = re.compile("[\t\n\r\u2028\u2029]")
 
@@ -73,7 +76,14 @@ def sanitize(units: str) -> str:
     """
     text = from_units(_LINE_BREAKS.sub("\n", units))
     text = _clean(_LONE_SURROGATE.sub("", text))
-    return _TAGS.sub(lambda m: "<\\" + m.group(1), text)
+    return _TAGS.sub(_defused, text)
+
+
+def _defused(match: re.Match[str]) -> str:
+    tag = match.group(1)
+    if tag.lstrip("/").startswith("channel ") and not _SOURCE_ATTRIBUTE.search(tag):
+        return match.group(0)
+    return "<\\" + tag
 
 
 def sanitize_path_text(units: str) -> str:

@@ -39,7 +39,8 @@ def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return str(int(value))
+        # The seed's writer keeps the sign of a negative zero.
+        return "-0" if value == 0 and math.copysign(1.0, value) < 0 else str(int(value))
     return json.dumps(value, ensure_ascii=False)
 
 

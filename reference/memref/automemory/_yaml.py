@@ -52,7 +52,8 @@ def typed_plain(text: str) -> Any:
     if text in _BOOL:
         return _BOOL[text]
     if _INT.fullmatch(text):
-        return int(text)
+        # The seed's numbers are doubles: '-0' is negative zero.
+        return -0.0 if text.startswith("-") and int(text) == 0 else int(text)
     if _OCT.fullmatch(text):
         return int(text[2:], 8)
     if _HEX.fullmatch(text):

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 from memref.hermes._constants import ENTRY_DELIMITER, FILES, MEMORY_DIR
 
-__all__ = ["FileText", "memory_dir", "parse", "read_text", "serialise", "target_path"]
+__all__ = [
+    "FileText",
+    "memory_dir",
+    "parse",
+    "read_target",
+    "read_text",
+    "serialise",
+    "target_path",
+]
 
 
 def memory_dir(home: str) -> str:
@@ -61,6 +69,22 @@ def read_text(path: str) -> FileText:
         return FileText(None, True)
     # Universal newlines, as a text-mode read does: CRLF and lone CR become LF.
     return FileText(io.StringIO(raw, newline=None).read(), True)
+
+
+def leads_outside(home: str, path: str) -> bool:
+    """Whether ``path`` is a link whose target, all links followed, lies outside the home."""
+    if not os.path.islink(path):
+        return False
+    real_home = os.path.realpath(home)
+    return os.path.commonpath([real_home, os.path.realpath(path)]) != real_home
+
+
+def read_target(home: str, target: str) -> FileText:
+    """A target as read; a link leading outside the home cannot be read (FILES-010)."""
+    path = target_path(home, target)
+    if leads_outside(home, path):
+        return FileText(None, True)
+    return read_text(path)
 
 
 def parse(text: str | None) -> list[str]:

@@ -17,7 +17,7 @@ from memref.hermes._files import (
     write_backup,
     write_file,
 )
-from memref.hermes._storage import FileText, memory_dir, parse, read_text, serialise, target_path
+from memref.hermes._storage import FileText, memory_dir, parse, read_target, serialise, target_path
 
 __all__ = ["Store", "dumps"]
 
@@ -78,6 +78,8 @@ class Store:
         self.entries: dict[str, list[str]] = {"memory": [], "user": []}
         self.failures = 0
         self.available = True
+        # The text this store last wrote to each target (HERMES-TOOL-023).
+        self.written: dict[str, str | None] = {"memory": None, "user": None}
 
     # -- loading ------------------------------------------------------------------------
     def load(self) -> dict[str, list[str]]:
@@ -89,7 +91,7 @@ class Store:
             self.entries = {"memory": [], "user": []}
             return self.entries
         self.available = True
-        self.entries = {t: parse(read_text(target_path(self.home, t)).text) for t in FILES}
+        self.entries = {t: parse(read_target(self.home, t).text) for t in FILES}
         return self.entries
 
     # -- results ------------------------------------------------------------------------
@@ -145,11 +147,7 @@ class Store:
         old_text = tool_input.get("old_text")
         if action is not None and not isinstance(action, str):
             return refusal("action must be a string.")
-        uses = {"add": ("content",), "replace": ("old_text", "content"), "remove": ("old_text",)}
-        for name in uses.get(action or "", ()):
-            value = tool_input.get(name)
-            if value is not None and not isinstance(value, str):
-                return refusal(f"{name} must be a string.")
+        # Presence is whether a member is missing or a false value, whatever its type.
         if action == "add" and not content:
             return refusal("Content is required for 'add' action.")
         if action in ("replace", "remove") and not old_text:
@@ -161,13 +159,27 @@ class Store:
             )
         if action == "replace" and not content:
             return refusal("content is required for 'replace' action.")
+        if action not in ("add", "replace", "remove"):
+            return refusal(f"Unknown action '{action}'. Use: add, replace, remove")
+        return self._guarded(target, lambda: self._single(target, action, tool_input))
+
+    def _single(self, target: str, action: str, tool_input: Mapping[str, Any]) -> Json:
+        self._gate()
+        uses = {"add": ("content",), "replace": ("old_text", "content"), "remove": ("old_text",)}
+        for name in uses[action]:
+            if not isinstance(tool_input.get(name), str):
+                return refusal(f"{name} must be a string.")
+        content, old_text = str(tool_input.get("content")), str(tool_input.get("old_text"))
         if action == "add":
-            return self._guarded(target, lambda: self._add(target, str(content)))
+            return self._add(target, content)
         if action == "replace":
-            return self._guarded(target, lambda: self._replace(target, str(old_text), str(content)))
-        if action == "remove":
-            return self._guarded(target, lambda: self._remove(target, str(old_text)))
-        return refusal(f"Unknown action '{action}'. Use: add, replace, remove")
+            return self._replace(target, old_text, content)
+        return self._remove(target, old_text)
+
+    def _gate(self) -> None:
+        """The seed's write gate loads its configuration, which makes the memory directory
+        0700 before the call's own checks (HERMES-FILES-003)."""
+        secure_memory_dir(self.directory)
 
     def _guarded(self, target: str, work: Any) -> Json:
         if not self.available:
@@ -181,11 +193,13 @@ class Store:
         return result
 
     # -- under the lock -----------------------------------------------------------------
-    def _locked_read(self, target: str, *, drift: bool) -> FileText:
-        """Reread the target under the lock (the caller holds it); abort on drift."""
+    def _locked_read(self, target: str, *, drift: bool, whole: bool = True) -> FileText:
+        """Reread the target under the lock (the caller holds it); abort on drift, the
+        entries read all the same."""
         path = target_path(self.home, target)
-        current = read_text(path)
-        if drift and current.text is not None and self._drifted(target, current.text):
+        current = read_target(self.home, target)
+        self.entries[target] = parse(current.text)
+        if drift and current.text is not None and self._drifted(target, current.text, whole):
             name = FILES[target]
             backup = f"{path}.bak.{self.now}"
             shown = f"$HERMES_HOME/memories/{name}.bak.{self.now}"
@@ -198,10 +212,9 @@ class Store:
                     remediation=_REMEDIATION,
                 )
             )
-        self.entries[target] = parse(current.text)
         return current
 
-    def _drifted(self, target: str, text: str) -> bool:
+    def _drifted(self, target: str, text: str, whole: bool) -> bool:
         stripped = text.strip()
         if not stripped:
             return False
@@ -211,9 +224,12 @@ class Store:
         if max(len(part) for part in parts) > self.limits[target]:
             return True
         # A hand-written file without delimiters is one entry; rewriting it whole would
-        # drop every line the call did not name (HERMES-TOOL-023).
+        # drop every line the call did not name (HERMES-TOOL-023), unless the call only
+        # adds or this store wrote that very text.
         return (
-            len(parts) == 1
+            whole
+            and text != self.written[target]
+            and len(parts) == 1
             and ENTRY_DELIMITER not in text
             and ("\n" in parts[0] or "\u00a7" in parts[0])
         )
@@ -221,8 +237,10 @@ class Store:
     def _commit(self, target: str, before: FileText, entries: list[str]) -> None:
         if before.unreadable:
             raise _Abort(failure(_UNREADABLE.format(name=FILES[target])))
-        write_file(target_path(self.home, target), serialise(entries))
+        text = serialise(entries)
+        write_file(target_path(self.home, target), text)
         self.entries[target] = entries
+        self.written[target] = text
 
     def _enter(self, target: str) -> Any:
         secure_memory_dir(self.directory)
@@ -320,25 +338,31 @@ class Store:
 
     # -- batches ------------------------------------------------------------------------
     def _batch(self, target: str, operations: list[Any]) -> Json:
-        for op in operations:
-            if op is not None and not isinstance(op, dict):
-                return refusal("each operation must be an object.")
-            for name in ("action", "content", "old_text"):
-                value = (op or {}).get(name)
-                if value is not None and not isinstance(value, str):
-                    return refusal(f"operation member {name} must be a string.")
+        if any(op is not None and not isinstance(op, dict) for op in operations):
+            return refusal("each operation must be an object.")
+        self._gate()
         for k, op in enumerate(operations, 1):
-            op = op or {}
-            if op.get("action") in ("add", "replace") and op.get("content"):
-                blocked = _scan.first_message(op["content"])
+            action, content = (op or {}).get("action"), (op or {}).get("content")
+            if isinstance(action, (list, dict)):
+                return refusal("operation member action must be a string.")
+            if action in ("add", "replace") and content:
+                if not isinstance(content, str):
+                    return refusal("operation member content must be a string.")
+                blocked = _scan.first_message(content)
                 if blocked:
                     return failure(f"Operation {k}: {blocked}")
+        edits = any((op or {}).get("action") in ("replace", "remove") for op in operations)
         with self._enter(target):
-            before = self._locked_read(target, drift=True)
+            before = self._locked_read(target, drift=True, whole=edits)
             working = list(self.entries[target])
             for k, op in enumerate(operations, 1):
                 op = op or {}
                 action = op.get("action")
+                for name in ("content", "old_text"):
+                    if op.get(name) and not isinstance(op.get(name), str):
+                        return refusal(f"operation member {name} must be a string.")
+                if action is not None and not isinstance(action, str):
+                    return refusal("operation member action must be a string.")
                 content = (op.get("content") or "").strip()
                 old_text = (op.get("old_text") or "").strip()
                 why = _apply(working, action, content, old_text)

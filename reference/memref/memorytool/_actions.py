@@ -92,7 +92,7 @@ def execute(directory: str, tool_input: Mapping[str, Any]) -> ToolResult:
         if isinstance(planned, ToolResult):
             return planned
         try:
-            write_target(path, planned, before)
+            write_target(path, planned, before, directory)
         except WriteFailure as failure:
             return ToolResult(failure.output, True)
     return ToolResult(f"ok ({action} \u2192 {os.path.basename(path)}); loads next session", False)

@@ -112,12 +112,20 @@ def read_target(path: str) -> ReadOutcome:
     return ReadOutcome(b"".join(chunks), mode=stat.S_IMODE(info.st_mode))
 
 
-def write_target(path: str, data: bytes, before: ReadOutcome) -> None:
-    """Replace the file at ``path`` (through a symlink) atomically; raises WriteFailure."""
+def _within(path: str, directory: str) -> bool:
+    return os.path.commonpath([path, directory]) == directory
+
+
+def write_target(path: str, data: bytes, before: ReadOutcome, home: str) -> None:
+    """Replace the file at ``path`` atomically, through a symlink that stays in ``home``;
+    a link leading outside it is itself replaced (MEMORYTOOL-WRITE-012). Raises
+    WriteFailure."""
     if before.is_directory:
         raise WriteFailure(f"open {path}: {errno_text(errno.EISDIR)}")
     real = os.path.realpath(path)
-    if os.path.lexists(real):
+    if not _within(real, os.path.realpath(home)):
+        real = path  # the link itself is replaced, so what it leads to is not opened
+    elif os.path.lexists(real):
         # The same permission check as Go's in-place open for writing, changing nothing.
         try:
             os.close(os.open(real, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC))

@@ -106,11 +106,23 @@ def test_only_separators_at_the_very_end_are_removed() -> None:
     assert validate_memory_path("/tmp/ab/\n", False, "/h") == "/tmp/ab/\n/"
 
 
-def test_a_dotdot_hidden_by_a_trailing_separator_stays_and_is_resolved_for_mounts() -> None:
+def test_a_dotdot_hidden_by_a_trailing_separator_stays() -> None:
     assert validate_memory_path("/x/..\\", False, "/h") == "/x/../"
-    assert validate_memory_path("/net/h/..\\", False, "/h") == "/net/h/../"
-    assert validate_memory_path("/Network/Servers/h/..\\", False, "/h") == "/Network/Servers/h/../"
-    assert validate_memory_path("/net/h/x\\", False, "/h") is None
+    assert validate_memory_path("/network/servers/..\\", False, "/h") == "/network/servers/../"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["/net/h/..\\", "/net/h/..\\x", "/.vol/..\\", "/Network/Servers/h/..\\", "/x/../.vol/y"],
+)
+def test_a_mount_the_walk_stood_at_is_refused_even_when_left(value: str) -> None:
+    assert validate_memory_path(value, False, "/h") is None
+
+
+def test_the_mount_test_drops_bidi_marks_but_not_zero_width_spaces() -> None:
+    assert validate_memory_path("/n\u200eet/h", False, "/h") is None
+    assert validate_memory_path("/n\u200bet/h", False, "/h") == "/n\u200bet/h/"
+    assert validate_memory_path("/x/.vol/y", False, "/h") == "/x/.vol/y/"
 
 
 def test_an_empty_home_is_joined_like_any_other(tmp_path: Path) -> None:

@@ -52,3 +52,18 @@ def test_what_is_written_reads_back() -> None:
     metadata = {"tags": [], "a": "true", "b": "null", "c": "False", "d": "N"}
     parsed = parse_memory_file(format_memory_file("note", "d", metadata, "b"))
     assert parsed.metadata == {"node_type": "memory", **metadata}
+
+
+def test_negative_zero_keeps_its_sign() -> None:
+    text = format_memory_file("n", "d", {"z": -0.0, "o": 0.0}, "b")
+    assert "  z: -0\n" in text
+    assert "  o: 0\n" in text
+
+
+def test_a_symlink_at_the_path_is_replaced(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("old")
+    (tmp_path / "role.md").symlink_to(outside)
+    write_memory_file(str(tmp_path / "role.md"), "Role", "d", {}, "b")
+    assert not (tmp_path / "role.md").is_symlink()
+    assert outside.read_text() == "old"

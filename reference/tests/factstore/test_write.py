@@ -71,3 +71,15 @@ def test_eight_processes_never_tear_a_fact(tmp_path: Path) -> None:
     for w in range(8):
         own = read(store(tmp_path), f"own-{w}")
         assert own is not None and own.body == "iteration 19"
+
+
+def test_a_symlink_at_the_name_is_replaced_not_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("old")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "x.md").symlink_to(outside)
+    write(store(tmp_path), durable("x", "new"))
+    written = tmp_path / "p" / "x.md"
+    assert not written.is_symlink()
+    assert written.read_text() == serialize(durable("x", "new"))
+    assert outside.read_text() == "old"

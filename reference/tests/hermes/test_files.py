@@ -51,3 +51,35 @@ def test_memories_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "memories").write_text("x")
     answer = call(tmp_path, {"action": "add", "content": "c"})
     assert answer["success"] is False and str(tmp_path) not in answer["error"]
+
+
+def test_the_write_gate_secures_the_directory_before_the_checks(tmp_path: Path) -> None:
+    memory(tmp_path, "a")
+    directory = tmp_path / "memories"
+    directory.chmod(0o755)
+    call(tmp_path, {"action": "add"})
+    assert directory.stat().st_mode & 0o777 == 0o755
+    assert call(tmp_path, {"action": "add", "content": "\n"})["error"] == "Content cannot be empty."
+    assert directory.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_link_leading_outside_the_home_is_neither_read_nor_written(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    outside = tmp_path / "outside.md"
+    outside.write_text("old")
+    outside.chmod(0o644)
+    (home / "memories" / "MEMORY.md").symlink_to(outside)
+    assert store(home).entries["memory"] == []
+    assert call(home, {"action": "add", "content": "new"})["error"].startswith(
+        "MEMORY.md could not be read"
+    )
+    assert (outside.read_text(), outside.stat().st_mode & 0o777) == ("old", 0o644)
+
+
+def test_a_fifo_target_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / "memories").mkdir()
+    os.mkfifo(tmp_path / "memories" / "MEMORY.md")
+    assert call(tmp_path, {"action": "add", "content": "x"})["error"].startswith(
+        "MEMORY.md could not be read"
+    )

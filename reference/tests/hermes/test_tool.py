@@ -65,3 +65,39 @@ def test_wrong_types_are_refusals(tmp_path: Path) -> None:
     ):
         assert call(tmp_path, tool_input)["success"] is False
     assert not (tmp_path / "memories/MEMORY.md").exists()
+
+
+def test_presence_comes_before_the_member_types(tmp_path: Path) -> None:
+    memory(tmp_path, "a")
+    missing = call(tmp_path, {"action": "replace", "content": True})
+    assert missing["error"].startswith("'replace' needs old_text")
+    assert missing["current_entries"] == ["a"]
+    assert call(tmp_path, {"action": "add", "content": []})["error"] == (
+        "Content is required for 'add' action."
+    )
+    batch = call(
+        tmp_path,
+        {"operations": [{}, {"action": "remove", "content": ["x"], "old_text": "a"}]},
+    )
+    assert batch["error"].startswith("Operation 1 (unknown): unknown action.")
+
+
+def test_a_drift_refusal_still_reads_the_file(tmp_path: Path) -> None:
+    memory(tmp_path, "p")
+    session = store(tmp_path)
+    assert json.loads(session.call({"action": "add", "content": "q\n\n\u00a7\n\nr"}))["success"]
+    assert "drift_backup" in json.loads(session.call({"action": "remove", "old_text": "p"}))
+    missing = json.loads(session.call({"action": "remove"}))
+    assert (missing["current_entries"], missing["usage"]) == (["p", "q", "r"], "9/2,200")
+
+
+def test_an_entry_of_lines_the_session_wrote_is_no_drift(tmp_path: Path) -> None:
+    path = memory(tmp_path, "")
+    session = store(tmp_path)
+    assert json.loads(session.call({"action": "add", "content": "line one\nline two"}))["success"]
+    assert json.loads(session.call({"action": "remove", "old_text": "line one"}))["success"]
+    assert path.read_text() == ""
+    memory(tmp_path, "# Notes\n- tea")
+    assert "drift_backup" in call(tmp_path, {"action": "remove", "old_text": "tea"})
+    adds = call(tmp_path, {"operations": [{"action": "add", "content": "c"}]})
+    assert adds["success"]

@@ -182,6 +182,18 @@ def test_count_touched_since(tmp_path: Path) -> None:
     session(tmp_path, "-p2/s3.json", T0)
     session(tmp_path, "-p2/cur.json", T0)
     assert count_touched_since(str(tmp_path), since, "cur") == 2
+    assert count_touched_since(str(tmp_path), since, "CUR") == 3
+
+
+def test_a_fifo_lock_is_given_up_on_at_once(tmp_path: Path) -> None:
+    os.mkfifo(lock(tmp_path))
+    stale = T0 - 24 * NS_PER_HOUR
+    os.utime(lock(tmp_path), ns=(stale, stale))
+    assert not try_acquire(str(tmp_path), T0, 7).ok
+    rollback(str(tmp_path), T0 - NS_PER_HOUR)
+    info = os.lstat(lock(tmp_path))
+    assert stat.S_ISFIFO(info.st_mode)
+    assert info.st_mtime_ns == T0 - NS_PER_HOUR
 
 
 def test_count_missing_root(tmp_path: Path) -> None:

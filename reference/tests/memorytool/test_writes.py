@@ -45,13 +45,23 @@ def test_three_megabyte_file_is_edited_whole(tmp_path: Path) -> None:
     assert (tmp_path / "MEMORY.md").read_bytes() == data + b"\n- x\n"
 
 
-def test_symlink_is_written_through(tmp_path: Path) -> None:
-    (tmp_path / "real.md").write_bytes(b"- a\n")
+def test_symlink_into_the_home_is_written_through(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
-    os.symlink(tmp_path / "real.md", tmp_path / "home" / "MEMORY.md")
+    (tmp_path / "home" / "real.md").write_bytes(b"- a\n")
+    os.symlink(tmp_path / "home" / "real.md", tmp_path / "home" / "MEMORY.md")
     assert execute(str(tmp_path / "home"), ADD).is_error is False
     assert os.path.islink(tmp_path / "home" / "MEMORY.md")
-    assert (tmp_path / "real.md").read_bytes() == b"- a\n- x\n"
+    assert (tmp_path / "home" / "real.md").read_bytes() == b"- a\n- x\n"
+
+
+def test_symlink_leading_outside_the_home_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "outside.md").write_bytes(b"- old\n")
+    (tmp_path / "home").mkdir()
+    os.symlink(tmp_path / "outside.md", tmp_path / "home" / "MEMORY.md")
+    assert execute(str(tmp_path / "home"), ADD).is_error is False
+    assert not os.path.islink(tmp_path / "home" / "MEMORY.md")
+    assert (tmp_path / "home" / "MEMORY.md").read_bytes() == b"- old\n- x\n"
+    assert (tmp_path / "outside.md").read_bytes() == b"- old\n"
 
 
 def test_fifo_is_reported_without_blocking(tmp_path: Path) -> None:
