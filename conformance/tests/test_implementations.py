@@ -152,6 +152,24 @@ def test_the_reports_fail_exactly_the_expected_cases(name: str) -> None:
     assert xfailed == set(_expectations(name)) - (host_skipped or set())
 
 
+def test_a_typescript_sdk_that_reads_outside_fails_its_own_gate() -> None:
+    """The TypeScript SDK adapter with a view through ``..`` that reads outside the root
+    (``conformance/tests/variants/typescript_reads_outside.js``), run with the SDK's own
+    expectations file: each case it reads outside in fails, and the message shows the
+    listed and the observed reply, the file's text outside among them."""
+    lines = _report("anthropic-typescript-reads-outside", "variants")
+    records = {r["id"]: r for r in lines[1:-1]}
+    for case, secret in (
+        ("memories/paths/dotdot-view-outside", "outside secret"),
+        ("memories/paths/backup-dotdot-view", "backup secret"),
+    ):
+        record = records[case]
+        assert record["outcome"] == "failed", record
+        assert "listed:" in record["message"] and "observed:" in record["message"]
+        assert secret in record["message"], record["message"]
+    assert lines[-1]["counts"]["failed"] >= 2
+
+
 PAGE = """# Divergences
 
 ## `demo` (the seed)

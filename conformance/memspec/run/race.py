@@ -194,14 +194,13 @@ def run_race(
     send: Callable[[int], Response],
     judge: Callable[[int, Response], None],
     fail: Callable[[str, list[str], str], CaseFailure],
-    allowed: str = "",
     args: Any = None,
 ) -> int:
     """Send the step under the racer (``send(i)`` for the i-th time) until it gives the op
     away or the budget is spent (``race.repeat`` sends, ``race.seconds`` of racing); raise
     CaseFailure when anything below ``race.outside`` changed or a reply is not one the
-    step allows (a reply that shows a line of a file outside, which ``allowed``, the
-    text of the replies the step allows, does not hold, has escaped), or when the sends
+    step allows (a reply that shows a line of a file outside that no file below ``swap``
+    holds has escaped), or when the sends
     changed the tree beside ``swap`` where none of their ``args`` names. Return how
     many sends it took."""
     exchange = _exchange()
@@ -214,7 +213,8 @@ def run_race(
         )
     before = read_tree(outside)
     seen = _fingerprint(outside)
-    secrets = [text for text in _outside_texts(before) if text not in allowed]
+    inside = set(_long_lines(read_tree(directory)))
+    secrets = [text for text in _long_lines(before) if text not in inside]
     rest_before = _rest_of_tree(workdir, race)
     link = directory.with_name(f".{directory.name}{RACER_SUFFIX}")
     os.symlink(str(outside), link)
@@ -309,8 +309,8 @@ def _names_sent(args: Any, sent: int) -> set[str]:
     return names
 
 
-def _outside_texts(tree: dict[str, Any]) -> list[str]:
-    """The lines of the files outside, which a reply may only show by reading there."""
+def _long_lines(tree: dict[str, Any]) -> list[str]:
+    """The lines of the files of ``tree`` long enough to tell them apart (8 characters)."""
     texts = set()
     for entry in tree.values():
         if entry.kind != "file":

@@ -196,11 +196,17 @@ class _Context:
     def observations(self, index: int, failures: list[_Failed]) -> list[Observation]:
         """What each failed check observed, in the order the message lists them."""
         normaliser = self.normaliser()
+        step = self.case.steps[index]
+        # Beside other writers or readers, what the tree holds afterwards is down to how
+        # they interleaved: a check there keeps only its path and the kind of difference.
+        interleaved = any(x is not None for x in (step.concurrent, step.readers, step.race))
         found = []
         for failure in failures:
             for check, observed, kind in _checks(failure):
                 name = f"step {index + 1}: {self.prefix}{check}"
-                if observed is _UNOBSERVED:
+                if interleaved and (failure.check == "tree" or step.concurrent is not None):
+                    found.append(coarse(name, "", normaliser))
+                elif observed is _UNOBSERVED:
                     found.append(coarse(name, kind, normaliser))
                 else:
                     found.append(observe(name, observed, normaliser))
@@ -619,7 +625,6 @@ def _run_race_step(
             fail,
         ),
         fail,
-        json.dumps([dataclasses.asdict(each) for each in alternatives], ensure_ascii=False),
         args,
     )
 
