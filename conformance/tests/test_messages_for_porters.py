@@ -19,6 +19,7 @@ from memspec.corpus.op_schemas import described, ops_with_schemas, signature
 from memspec.corpus.profiles import known_profiles
 from memspec.exceptions import CaseFailure
 from memspec.judge.messages import abridge, describe_difference
+from memspec.plugin.collection import suite_case_ids
 from memspec.suite._support import expect_equal
 
 
@@ -63,12 +64,19 @@ def test_a_schema_without_a_description_gets_no_dangling_dash() -> None:
     assert described("result: text", {"description": "Why."}) == "result: text — Why."
 
 
-def _deselected(stdout: str) -> tuple[int, str]:
-    """pytest's count of deselected cases, and memspec's line that says why."""
-    counted = re.search(r"(\d+) deselected in ", stdout)
+def _deselected(stdout: str) -> dict[str, int]:
+    """memspec's line that says why cases were left out, as counts by reason."""
     explained = [line for line in stdout.splitlines() if line.startswith("deselected: ")]
-    assert counted is not None and len(explained) == 1, stdout
-    return int(counted[1]), explained[0]
+    assert len(explained) == 1, stdout
+    found = re.findall(r"(\d+) ([^,]+)", explained[0].removeprefix("deselected: "))
+    return {reason: int(number) for number, reason in found}
+
+
+def _ran(stdout: str) -> int:
+    """How many cases pytest's closing line says were run."""
+    closing = stdout.strip().splitlines()[-1]
+    counts = re.findall(r"(\d+) (passed|failed|skipped|xfailed|xpassed|error)", closing)
+    return sum(int(number) for number, _ in counts)
 
 
 @pytest.mark.parametrize(
@@ -83,18 +91,33 @@ def _deselected(stdout: str) -> tuple[int, str]:
     ],
 )
 def test_deselected_cases_are_explained_in_one_line(
-    args: tuple[str, ...], reasons: list[str], demo_env: dict[str, str], memspec_cli: Runner
+    args: tuple[str, ...],
+    reasons: list[str],
+    demo_env: dict[str, str],
+    memspec_cli: Runner,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The line counts every case the run left out, those of whole profiles the run never
+    built an item for included: with the cases run, they make up the whole suite."""
     result = memspec_cli("run", "--adapter", fake_cmd("good"), *args, env=demo_env)
     assert result.returncode == 0, result.stdout + result.stderr
-    count, line = _deselected(result.stdout)
-    parts = dict(
-        (reason, int(number))
-        for number, reason in re.findall(r"(\d+) ([^,]+)", line.removeprefix("deselected: "))
-    )
-    assert sum(parts.values()) == count, line
+    parts = _deselected(result.stdout)
+    for name in ("MEMSPEC_FIXTURES", "MEMSPEC_SPEC", "MEMSPEC_OP_SCHEMAS"):
+        monkeypatch.setenv(name, demo_env[name])
+    left_out = sum(n for reason, n in parts.items() if not reason.endswith("empty case list"))
+    assert left_out + _ran(result.stdout) == len(suite_case_ids()), parts
     for reason in reasons:
-        assert any(part.endswith(reason) for part in parts), line
+        assert any(part.endswith(reason) for part in parts), parts
+
+
+def test_a_profile_run_counts_the_other_profiles_cases(memspec_cli: Runner) -> None:
+    """`--profile hermes` leaves out every case of the other profiles, fixture cases and
+    their crash points included, and says how many."""
+    result = memspec_cli("run", "--profile", "hermes", "-k", "constants")
+    assert result.returncode == 0, result.stdout + result.stderr
+    others = {i for i in suite_case_ids() if not i.startswith("hermes/")}
+    assert _deselected(result.stdout)["cases of other profiles (--profile hermes)"] == len(others)
+    assert len(others) > 3000
 
 
 _SECTION_HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$", re.M)
