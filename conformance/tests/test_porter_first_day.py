@@ -19,7 +19,7 @@ from hand_reports import stopped_run
 from memspec.cli.main import _parser
 from memspec.corpus.cases import schema_errors
 from memspec.judge.messages import describe_difference, visible
-from memspec.reports.report import read_report
+from memspec.reports.report import CaseRecord, read_report, unclaimed_line
 from memspec.wire.protocol import report_line_errors
 
 MEMDIR_FAKE = "python:memdir_fakes:"
@@ -269,6 +269,51 @@ def test_skips_are_grouped_by_reason(memspec_cli: Runner) -> None:
         env=_memdir_env(),
     )
     assert "Skipped: not claimed: capability symlinks — " in result.stdout
+
+
+def test_the_summary_names_the_capabilities_not_claimed_in_one_line(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """A run that skips every case of a capability exits 0 and looks like a full pass,
+    so the terminal and the Markdown summary say in one line what it left out."""
+    summary, report = tmp_path / "s.md", tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOpsNoSymlinks",
+        "--op",
+        "memdir.load",
+        "--summary",
+        str(summary),
+        "--report",
+        str(report),
+        env=_memdir_env(),
+    )
+    records = [r for r in read_report(report) if r.get("type") == "case"]
+    skipped = [r for r in records if r["message"].startswith("not claimed: capability")]
+    assert {r["message"] for r in skipped} == {
+        "not claimed: capability symlinks",
+        "not claimed: capability fault-injection",
+    }
+    line = f"the adapter did not claim fault-injection, symlinks: {len(skipped)} cases left out"
+    assert line in result.stdout.splitlines()
+    assert f"**{line}.**" in summary.read_text(encoding="utf-8")
+
+
+def test_a_case_missing_two_capabilities_counts_once() -> None:
+    def record(case_id: str, outcome: str, message: str) -> CaseRecord:
+        return CaseRecord(case_id, "p", (), outcome, message, 0.0)
+
+    records = [
+        record("p/a/one", "skipped", "not claimed: capability symlinks, fifos"),
+        record("p/a/two", "skipped", "not claimed: capability fault-injection"),
+        record("p/a/three", "skipped", "host: the case needs a non-root user"),
+        record("p/a/four", "passed", ""),
+    ]
+    assert unclaimed_line(records) == (
+        "the adapter did not claim fault-injection, fifos, symlinks: 2 cases left out"
+    )
+    assert unclaimed_line(records[2:]) == ""
 
 
 # 7. explain

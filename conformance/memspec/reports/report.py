@@ -40,6 +40,7 @@ __all__ = [
     "run_info",
     "skip_groups",
     "todo_groups",
+    "unclaimed_line",
     "write_reports",
 ]
 
@@ -353,6 +354,26 @@ def skip_groups(records: Sequence[CaseRecord]) -> list[tuple[str, int]]:
     return reasons.most_common()
 
 
+_UNCLAIMED = "not claimed: capability "
+
+
+def unclaimed_line(records: Sequence[CaseRecord]) -> str:
+    """One line naming the capabilities the adapter did not claim and how many cases that
+    left out (a case needing two of them counts once); empty when none. A run that skips
+    every crash-point case still exits 0, so the summary says what it did not test."""
+    names: set[str] = set()
+    count = 0
+    for record in records:
+        if record.outcome == "skipped" and record.message.startswith(_UNCLAIMED):
+            reason = record.message.removeprefix(_UNCLAIMED).splitlines()[0]
+            names.update(name.strip() for name in reason.split(","))
+            count += 1
+    if not count:
+        return ""
+    plural = "s" if count != 1 else ""
+    return f"the adapter did not claim {', '.join(sorted(names))}: {count} case{plural} left out"
+
+
 def render_run_end(
     report: Report, written: Sequence[tuple[str, str]], *, at_most: int = 20
 ) -> list[str]:
@@ -390,6 +411,9 @@ def render_run_end(
     skips = skip_groups(report.records)
     if skips:
         lines.append("Skipped: " + "; ".join(f"{reason} — {count}" for reason, count in skips))
+    unclaimed = unclaimed_line(report.records)
+    if unclaimed:
+        lines.append(unclaimed)
     for problem in report.problems:
         lines.append(f"FAILED {_safe(problem)}")
     counts = report.counts()
@@ -476,6 +500,9 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
     skips = skip_groups(report.records)
     if skips:
         lines += ["", "## Skipped", ""]
+        unclaimed = unclaimed_line(report.records)
+        if unclaimed:
+            lines += [f"**{_safe(unclaimed)}.**", ""]
         lines += [f"- {_safe(reason)} — {count}" for reason, count in skips]
     failing = [r for r in report.records if r.outcome in FAILING]
     if failing or report.problems:
