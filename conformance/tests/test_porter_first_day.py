@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,6 +63,35 @@ def test_a_missing_op_is_grouped_as_unknown_op(memspec_cli: Runner) -> None:
     assert result.returncode == 1
     assert "unknown-op: memdir.project_key — 75 cases" in result.stdout
     assert "wrong: memdir.parse_memory_type — " in result.stdout
+
+
+def test_a_case_answered_unknown_op_is_grouped_as_unknown_op_whatever_else_failed(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """A skeleton answers unknown-op to every hermes op: each failing case is listed under
+    unknown-op, those whose tree differs too included, and none under wrong."""
+    skeleton = tmp_path / "stub"
+    assert memspec_cli("new-adapter", "--lang", "python", str(skeleton)).returncode == 0
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        f"cmd:{sys.executable} {skeleton / 'adapter.py'}",
+        "--profile",
+        "hermes",
+        "-k",
+        "budget",
+        "--report",
+        str(report),
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    failing = [r for r in read_report(report) if r.get("outcome") == "failed"]
+    with_tree = [r for r in failing if "tree: the tree after the step differs" in r["message"]]
+    assert with_tree, "no case whose tree differs too"
+    todo = result.stdout.split("To do, by op:\n", 1)[1].split("To do, by requirement:")[0]
+    assert "wrong:" not in todo, todo
+    counts = [int(n) for n in re.findall(r"unknown-op: hermes\.\w+ — (\d+) case", todo)]
+    assert sum(counts) == len(failing), todo
 
 
 # 2. One failure, readable

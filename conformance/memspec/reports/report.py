@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -314,9 +315,13 @@ def todo_groups(
 _TROUBLES = ("wrong", "fault", "passes, but is listed as expected to fail", "unknown-op")
 
 
+_UNKNOWN_OP = re.compile(r"(?:got|answered) error 'unknown-op'")
+
+
 def _trouble(record: CaseRecord) -> str:
-    """What went wrong with a failing case, one of ``_TROUBLES``."""
-    if "'unknown-op'" in record.message.split("\n", 1)[0]:
+    """What went wrong with a failing case, one of ``_TROUBLES``: a case whose reply is
+    ``unknown-op`` is ``unknown-op`` whatever else failed with it (its tree, say)."""
+    if "'unknown-op'" in record.message.split("\n", 1)[0] or _UNKNOWN_OP.search(record.message):
         return "unknown-op"
     if record.outcome == "error":
         return "fault"
