@@ -6,6 +6,7 @@ that defines it."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,43 @@ def test_a_text_missing_its_pattern_is_shown_by_the_line_that_misses() -> None:
     assert not any("offset" in line for line in lines)
     shorter = describe_difference({"text_pattern": "a\nb\nc"}, "a\nb")
     assert shorter[0] == "  the pattern has 3 lines, the text 2; the first 2 match"
+
+
+def test_a_reply_whose_text_is_json_is_shown_decoded_member_by_member() -> None:
+    """A reply {"text": "<JSON>"} is compared as the JSON it holds: each member that
+    differs is named by its pointer and shown once escaped, never as escaped JSON."""
+    error = "No entry matched 'x'. Check current_entries below and retry with the exact text."
+    expected = {
+        "text": json.dumps(
+            {"success": False, "error": error, "current_entries": ["a", "b"]},
+            ensure_ascii=False,
+        )
+    }
+    actual = {
+        "text": json.dumps(
+            {"success": False, "error": error.replace("_", " "), "current_entries": ["a"]},
+            ensure_ascii=False,
+        )
+        + " "
+    }
+    lines = describe_difference(expected, actual)
+    assert lines[0] == "  at /text: a JSON text, shown decoded"
+    assert "  /error:" in lines
+    assert f'    expected: "{error}"' in lines
+    assert "  /current_entries: expected 2 items, actual 1" in lines
+    assert not any('\\"' in line or '{\\"' in line for line in lines), lines
+    missing = describe_difference(
+        {"text": '{"success": true, "usage": "1/2"}'}, {"text": '{"success": true, "note": "n"}'}
+    )
+    assert missing[1:] == [
+        '  /usage: missing; expected "1/2"',
+        '  /note: not expected; actual "n"',
+    ]
+    reordered = describe_difference(
+        {"text": '{"error": "e", "success": false}'}, {"text": '{"success": false, "error": "e"}'}
+    )
+    assert "the same JSON, written differently" in reordered[1]
+    assert reordered[2] == '  expected: …{"error": "e", "success": false}…'
 
 
 def test_a_schema_without_a_description_gets_no_dangling_dash() -> None:

@@ -9,7 +9,14 @@ from typing import Any
 
 from memspec.corpus.compare import is_text_pattern, json_equal, text_bytes
 
-__all__ = ["abridge", "describe_difference", "first_mismatch", "shown_json", "visible"]
+__all__ = [
+    "abridge",
+    "describe_difference",
+    "first_mismatch",
+    "json_text",
+    "shown_json",
+    "visible",
+]
 
 _SHORT = 160
 _CONTEXT = 40
@@ -88,6 +95,12 @@ def describe_difference(expected: Any, actual: Any) -> list[str]:
     ``text_pattern``, the member that differs is named, and a text that misses its
     pattern is shown by the first line of it that misses the same line of the pattern.
     """
+    embedded = _json_text_difference(expected, actual)
+    return embedded or _plain_difference(expected, actual)
+
+
+def _plain_difference(expected: Any, actual: Any) -> list[str]:
+    """describe_difference, without looking for JSON inside a text."""
     if _holds_pattern(expected):
         where, expected_leaf, actual_leaf = first_mismatch(expected, actual, "")
         lines = [f"  at {where}:"] if where else []
@@ -118,6 +131,69 @@ def describe_difference(expected: Any, actual: Any) -> list[str]:
         f"  actual:   …{visible(actual_text[start : offset + _CONTEXT])}…",
     ]
     return lines
+
+
+def json_text(value: Any) -> Any:
+    """The object or array a text holds whole (a reply that is a JSON text), or None."""
+    if not isinstance(value, str) or not value.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, (dict, list)) else None
+
+
+def _json_text_difference(expected: Any, actual: Any) -> list[str]:
+    """Where the first difference lies in a text that holds JSON on both sides: that
+    JSON decoded, member by member, so that nothing is escaped twice; empty otherwise."""
+    where, expected_leaf, actual_leaf = first_mismatch(expected, actual, "")
+    expected_json, actual_json = json_text(expected_leaf), json_text(actual_leaf)
+    if expected_json is None or actual_json is None:
+        return []
+    lines = [f"  at {where or '/'}: a JSON text, shown decoded"]
+    if json_equal(expected_json, actual_json):
+        # The same JSON written otherwise (member order, spacing): the text shows how.
+        offset = _first_difference(expected_leaf, actual_leaf)
+        start = max(0, offset - _CONTEXT)
+        return [
+            *lines,
+            "  the same JSON, written differently (member order, spacing or escapes); "
+            f"the texts first differ at offset {offset}:",
+            f"  expected: …{visible(expected_leaf[start : offset + _CONTEXT])}…",
+            f"  actual:   …{visible(actual_leaf[start : offset + _CONTEXT])}…",
+        ]
+    return lines + _members_differing(expected_json, actual_json, "")
+
+
+def _members_differing(expected: Any, actual: Any, where: str) -> list[str]:
+    """Each member (or item) of two decoded JSON values that differs, by its pointer."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        lines = []
+        for key, value in expected.items():
+            if key not in actual:
+                lines.append(f"  {where}/{key}: missing; expected {abridge(value)}")
+            elif not json_equal(value, actual[key]):
+                lines += _members_differing(value, actual[key], f"{where}/{key}")
+        lines += [
+            f"  {where}/{key}: not expected; actual {abridge(value)}"
+            for key, value in actual.items()
+            if key not in expected
+        ]
+        return lines
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        lines = []
+        for index, (item, other) in enumerate(zip(expected, actual, strict=True)):
+            if not json_equal(item, other):
+                lines += _members_differing(item, other, f"{where}/{index}")
+        return lines
+    if isinstance(expected, list) and isinstance(actual, list):
+        return [
+            f"  {where or '/'}: expected {len(expected)} items, actual {len(actual)}",
+            f"    expected: {abridge(expected, 300)}",
+            f"    actual:   {abridge(actual, 300)}",
+        ]
+    return [f"  {where or '/'}:"] + ["  " + line for line in describe_difference(expected, actual)]
 
 
 def _first_difference(left: str, right: str) -> int:
