@@ -92,6 +92,39 @@ def test_a_reply_whose_text_is_json_is_shown_decoded_member_by_member() -> None:
     assert reordered[2] == '  expected: …{"error": "e", "success": false}…'
 
 
+def _script(n: int) -> list[dict[str, Any]]:
+    return [
+        {"op": "call", "input": {"action": "add", "content": f"entry {i} " + "x" * 60}}
+        for i in range(n)
+    ]
+
+
+def test_long_arguments_are_cut_inside_items_never_across_them() -> None:
+    args = {"home": "${ROOT}/home", "script": _script(8)}
+    shown = abridge(args, 300)
+    assert len(shown) <= 320, shown
+    # Each item shown is whole but for its own text, cut inside; the items that do not fit
+    # are counted, never run together.
+    texts = re.findall(r'\{"input": \{"action": "add", "content": "entry (\d) [^"]*"\}, ', shown)
+    assert texts == ["0", "1", "7"], shown
+    assert ', … 5 more …, {"input": ' in shown and shown.endswith('"op": "call"}]}')
+    roomy = abridge(args, 2000)
+    assert re.findall(r'"content": "entry (\d)', roomy) == [str(i) for i in range(8)]
+    many = abridge(list(range(400)), 160)
+    assert many.startswith("[0, 1, 2, ") and many.endswith(", … 364 more …, 399]")
+
+
+def test_a_script_result_names_the_event_that_differs() -> None:
+    events = [{"turn": 2}, {"session": 2}] + [{"text": f"event {i} " + "y" * 40} for i in range(6)]
+    other = [dict(event) for event in events]
+    other[5] = {"text": "event 3 " + "y" * 39 + "z"}
+    lines = describe_difference({"events": events}, {"events": other})
+    assert lines[0] == "  at /events/5/text (item 6 of 8):"
+    assert not any("offset" in line and "line 1" in line for line in lines[:1])
+    shorter = describe_difference({"events": events}, {"events": events[:5] + events[6:]})
+    assert shorter[:2] == ["  at /events:", "  expected 8 items, actual 7; the first 5 agree"]
+
+
 def test_a_schema_without_a_description_gets_no_dangling_dash() -> None:
     lines = signature("memories.call")
     assert "result: {content, is_error}" in lines
