@@ -212,6 +212,9 @@ def _tree(tree: Mapping[str, Any], title: str) -> str:
         elif "lines_any_order" in spec:
             what = "file, these lines in any order"
             content = _text("".join(f"{line}\n" for line in spec["lines_any_order"]))
+        elif "entries_any_order" in spec:
+            what = "file, these entries in any order"
+            content = _text(str(spec["separator"]).join(spec["entries_any_order"]))
         elif "text_pattern" in spec:
             what = "file matching the pattern"
             content = _text(str(spec["text_pattern"]))
