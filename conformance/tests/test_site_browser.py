@@ -421,16 +421,43 @@ def test_a_folded_case_list_shows_how_many_of_its_cases_fail(
     assert checked, "no folded list holds a failing case"
 
 
-def test_failing_only_hides_the_prose_bullets_of_every_section(site: Path, tmp_path: Path) -> None:
-    page = site / "memdir.html"
-    everything, console = _load(page, tmp_path)
+def test_failing_only_hides_the_prose_bullets_of_every_section(
+    reports: Path, tmp_path: Path
+) -> None:
+    """The Tool section of hermes.html holds prose bullets (the result shapes) in the same
+    list as its requirements: with one of them failing, failing-only shows that
+    requirement and none of the prose."""
+    header = read_report(sorted(reports.glob("*.jsonl"))[0])[0]
+    case = next(c for c in load_cases() if c.requirements == ("HERMES-TOOL-001",))
+    record = {
+        "type": "case", "id": case.id, "profile": "hermes", "requirements": ["HERMES-TOOL-001"],
+        "outcome": "failed", "message": "wrong", "duration_s": 0.1, "kind": "fixture",
+        "ops": ["hermes.call"],
+    }  # fmt: skip
+    given = tmp_path / "reports"
+    given.mkdir()
+    counts = {"passed": 0, "failed": 1, "error": 0, "skipped": 0, "xfailed": 0, "xpassed": 0}
+    footer = {"type": "footer", "counts": counts, "interrupted": False}
+    (given / "one.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in (header, record, footer)), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    made = subprocess.run(
+        [sys.executable, "-m", "memspec", "site", str(out), "--reports", str(given)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr[-3000:]
+    everything, console = _load(out / "hermes.html", tmp_path)
     assert console == []
     (body,) = everything.find("body")
-    assert int(body["data-prose-shown"]) > 0, "the page has prose bullets"
-    filtered, console = _load(page, tmp_path, "?failing=1")
+    assert int(body["data-prose-shown"]) > 0
+    filtered, console = _load(out / "hermes.html", tmp_path, "?failing=1")
     assert console == []
     (body,) = filtered.find("body")
-    assert "only-failing" in body["class"]
+    assert body["data-requirements-shown"] == "1"
     assert body["data-prose-shown"] == "0"
 
 
