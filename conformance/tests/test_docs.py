@@ -71,3 +71,14 @@ def test_the_checks_see_a_wrong_quote() -> None:
         "memdir/frontmatter/crlf-values-are-clean"
     ]
     assert "memdir/frontmatter/crlf-values-are-clean" not in _known_cases()
+
+
+@pytest.mark.parametrize("profile", _PROFILES)
+def test_the_spec_readme_names_every_profile(profile: str) -> None:
+    """spec/README.md is copied into every adapter skeleton and into the site: each profile
+    is a row of its table of pages and a word of its list of profiles."""
+    readme = (REPO / "spec" / "README.md").read_text(encoding="utf-8")
+    assert f"| [{profile}.md]({profile}.md) | profile `{profile}`:" in readme
+    listed = re.search(r"A profile is the unit an implementation claims: ([^.]*)\.", readme)
+    assert listed is not None
+    assert f"`{profile}`" in listed.group(1)

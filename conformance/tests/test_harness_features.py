@@ -257,6 +257,38 @@ def test_tree_ignore_and_lines_any_order_compare_as_documented() -> None:
     ]
 
 
+def test_a_lost_update_is_told_by_the_entries_kept_and_missing() -> None:
+    """Entries joined by a separator (a hermes file) are compared as entries: a writer
+    that lost two of 400 is told so by name, not as a text that differs at some offset."""
+    separator = "\n\u00a7\n"
+    names = [f"w{w}-i{i}" for w in range(2) for i in range(200)]
+    lost = [name for name in names if name not in ("w1-i17", "w0-i103")]
+
+    def tree(entries: list[str]) -> dict[str, Entry]:
+        return {"m": Entry("file", 0o600, 0, content=separator.join(entries).encode())}
+
+    wanted = {"m": {"entries_any_order": names, "separator": separator}}
+    assert compare_tree(wanted, tree(names[::-1]), "/root") == []
+    assert compare_tree(wanted, tree(lost), "/root") == [
+        "m: content differs\n  398 of 400 entries kept; missing: w0-i103, w1-i17"
+    ]
+    assert compare_tree(wanted, tree([*names, "w0-i0"]), "/root") == [
+        "m: content differs\n  400 of 400 entries kept; unexpected: w0-i0"
+    ]
+    same = [f"same-{i}" for i in range(50)]
+    exact = {"m": {"text": separator.join(same), "separator": separator}}
+    (problem,) = compare_tree(exact, tree(same[:14] + same[15:]), "/root")
+    assert problem.splitlines()[1] == "  49 of 50 entries kept; missing: same-14"
+    (problem,) = compare_tree(exact, tree([*same[:14], same[15], same[14], *same[16:]]), "/root")
+    assert problem.splitlines()[1] == (
+        '  every entry kept, in another order: entry 15 of 50 is "same-15", expected "same-14"'
+    )
+    assert not schema_errors(
+        {"id": "x/y/z", "description": "d", "requirements": ["X-Y-001"], "op": "x.o", "args": {},
+         "expect": {"result": None, "tree": wanted}}
+    )  # fmt: skip
+
+
 def test_a_concurrent_case_runs_in_fresh_trees_until_a_round_catches_the_flaw(fake: Any) -> None:
     from file_fakes import LosesALineInItsThirdTree
 

@@ -6,6 +6,7 @@ that defines it."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from memspec.corpus.op_schemas import described, ops_with_schemas, signature
 from memspec.corpus.profiles import known_profiles
 from memspec.exceptions import CaseFailure
 from memspec.judge.messages import abridge, describe_difference
+from memspec.plugin.collection import suite_case_ids
 from memspec.suite._support import expect_equal
 
 
@@ -53,6 +55,76 @@ def test_a_text_missing_its_pattern_is_shown_by_the_line_that_misses() -> None:
     assert shorter[0] == "  the pattern has 3 lines, the text 2; the first 2 match"
 
 
+def test_a_reply_whose_text_is_json_is_shown_decoded_member_by_member() -> None:
+    """A reply {"text": "<JSON>"} is compared as the JSON it holds: each member that
+    differs is named by its pointer and shown once escaped, never as escaped JSON."""
+    error = "No entry matched 'x'. Check current_entries below and retry with the exact text."
+    expected = {
+        "text": json.dumps(
+            {"success": False, "error": error, "current_entries": ["a", "b"]},
+            ensure_ascii=False,
+        )
+    }
+    actual = {
+        "text": json.dumps(
+            {"success": False, "error": error.replace("_", " "), "current_entries": ["a"]},
+            ensure_ascii=False,
+        )
+        + " "
+    }
+    lines = describe_difference(expected, actual)
+    assert lines[0] == "  at /text: a JSON text, shown decoded"
+    assert "  /error:" in lines
+    assert f'    expected: "{error}"' in lines
+    assert "  /current_entries: expected 2 items, actual 1" in lines
+    assert not any('\\"' in line or '{\\"' in line for line in lines), lines
+    missing = describe_difference(
+        {"text": '{"success": true, "usage": "1/2"}'}, {"text": '{"success": true, "note": "n"}'}
+    )
+    assert missing[1:] == [
+        '  /usage: missing; expected "1/2"',
+        '  /note: not expected; actual "n"',
+    ]
+    reordered = describe_difference(
+        {"text": '{"error": "e", "success": false}'}, {"text": '{"success": false, "error": "e"}'}
+    )
+    assert "the same JSON, written differently" in reordered[1]
+    assert reordered[2] == '  expected: …{"error": "e", "success": false}…'
+
+
+def _script(n: int) -> list[dict[str, Any]]:
+    return [
+        {"op": "call", "input": {"action": "add", "content": f"entry {i} " + "x" * 60}}
+        for i in range(n)
+    ]
+
+
+def test_long_arguments_are_cut_inside_items_never_across_them() -> None:
+    args = {"home": "${ROOT}/home", "script": _script(8)}
+    shown = abridge(args, 300)
+    assert len(shown) <= 320, shown
+    # Each item shown is whole but for its own text, cut inside; the items that do not fit
+    # are counted, never run together.
+    texts = re.findall(r'\{"input": \{"action": "add", "content": "entry (\d) [^"]*"\}, ', shown)
+    assert texts == ["0", "1", "7"], shown
+    assert ', … 5 more …, {"input": ' in shown and shown.endswith('"op": "call"}]}')
+    roomy = abridge(args, 2000)
+    assert re.findall(r'"content": "entry (\d)', roomy) == [str(i) for i in range(8)]
+    many = abridge(list(range(400)), 160)
+    assert many.startswith("[0, 1, 2, ") and many.endswith(", … 364 more …, 399]")
+
+
+def test_a_script_result_names_the_event_that_differs() -> None:
+    events = [{"turn": 2}, {"session": 2}] + [{"text": f"event {i} " + "y" * 40} for i in range(6)]
+    other = [dict(event) for event in events]
+    other[5] = {"text": "event 3 " + "y" * 39 + "z"}
+    lines = describe_difference({"events": events}, {"events": other})
+    assert lines[0] == "  at /events/5/text (item 6 of 8):"
+    assert not any("offset" in line and "line 1" in line for line in lines[:1])
+    shorter = describe_difference({"events": events}, {"events": events[:5] + events[6:]})
+    assert shorter[:2] == ["  at /events:", "  expected 8 items, actual 7; the first 5 agree"]
+
+
 def test_a_schema_without_a_description_gets_no_dangling_dash() -> None:
     lines = signature("memories.call")
     assert "result: {content, is_error}" in lines
@@ -63,12 +135,19 @@ def test_a_schema_without_a_description_gets_no_dangling_dash() -> None:
     assert described("result: text", {"description": "Why."}) == "result: text — Why."
 
 
-def _deselected(stdout: str) -> tuple[int, str]:
-    """pytest's count of deselected cases, and memspec's line that says why."""
-    counted = re.search(r"(\d+) deselected in ", stdout)
+def _deselected(stdout: str) -> dict[str, int]:
+    """memspec's line that says why cases were left out, as counts by reason."""
     explained = [line for line in stdout.splitlines() if line.startswith("deselected: ")]
-    assert counted is not None and len(explained) == 1, stdout
-    return int(counted[1]), explained[0]
+    assert len(explained) == 1, stdout
+    found = re.findall(r"(\d+) ([^,]+)", explained[0].removeprefix("deselected: "))
+    return {reason: int(number) for number, reason in found}
+
+
+def _ran(stdout: str) -> int:
+    """How many cases pytest's closing line says were run."""
+    closing = stdout.strip().splitlines()[-1]
+    counts = re.findall(r"(\d+) (passed|failed|skipped|xfailed|xpassed|error)", closing)
+    return sum(int(number) for number, _ in counts)
 
 
 @pytest.mark.parametrize(
@@ -83,18 +162,33 @@ def _deselected(stdout: str) -> tuple[int, str]:
     ],
 )
 def test_deselected_cases_are_explained_in_one_line(
-    args: tuple[str, ...], reasons: list[str], demo_env: dict[str, str], memspec_cli: Runner
+    args: tuple[str, ...],
+    reasons: list[str],
+    demo_env: dict[str, str],
+    memspec_cli: Runner,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The line counts every case the run left out, those of whole profiles the run never
+    built an item for included: with the cases run, they make up the whole suite."""
     result = memspec_cli("run", "--adapter", fake_cmd("good"), *args, env=demo_env)
     assert result.returncode == 0, result.stdout + result.stderr
-    count, line = _deselected(result.stdout)
-    parts = dict(
-        (reason, int(number))
-        for number, reason in re.findall(r"(\d+) ([^,]+)", line.removeprefix("deselected: "))
-    )
-    assert sum(parts.values()) == count, line
+    parts = _deselected(result.stdout)
+    for name in ("MEMSPEC_FIXTURES", "MEMSPEC_SPEC", "MEMSPEC_OP_SCHEMAS"):
+        monkeypatch.setenv(name, demo_env[name])
+    left_out = sum(n for reason, n in parts.items() if not reason.endswith("empty case list"))
+    assert left_out + _ran(result.stdout) == len(suite_case_ids()), parts
     for reason in reasons:
-        assert any(part.endswith(reason) for part in parts), line
+        assert any(part.endswith(reason) for part in parts), parts
+
+
+def test_a_profile_run_counts_the_other_profiles_cases(memspec_cli: Runner) -> None:
+    """`--profile hermes` leaves out every case of the other profiles, fixture cases and
+    their crash points included, and says how many."""
+    result = memspec_cli("run", "--profile", "hermes", "-k", "constants")
+    assert result.returncode == 0, result.stdout + result.stderr
+    others = {i for i in suite_case_ids() if not i.startswith("hermes/")}
+    assert _deselected(result.stdout)["cases of other profiles (--profile hermes)"] == len(others)
+    assert len(others) > 3000
 
 
 _SECTION_HEADING = re.compile(r"^(#{1,2})\s+(.*?)\s*$", re.M)

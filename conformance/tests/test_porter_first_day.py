@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from hand_reports import stopped_run
 from memspec.cli.main import _parser
 from memspec.corpus.cases import schema_errors
 from memspec.judge.messages import describe_difference, visible
-from memspec.reports.report import read_report
+from memspec.reports.report import CaseRecord, read_report, unclaimed_line
 from memspec.wire.protocol import report_line_errors
 
 MEMDIR_FAKE = "python:memdir_fakes:"
@@ -62,6 +63,35 @@ def test_a_missing_op_is_grouped_as_unknown_op(memspec_cli: Runner) -> None:
     assert result.returncode == 1
     assert "unknown-op: memdir.project_key — 75 cases" in result.stdout
     assert "wrong: memdir.parse_memory_type — " in result.stdout
+
+
+def test_a_case_answered_unknown_op_is_grouped_as_unknown_op_whatever_else_failed(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """A skeleton answers unknown-op to every hermes op: each failing case is listed under
+    unknown-op, those whose tree differs too included, and none under wrong."""
+    skeleton = tmp_path / "stub"
+    assert memspec_cli("new-adapter", "--lang", "python", str(skeleton)).returncode == 0
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        f"cmd:{sys.executable} {skeleton / 'adapter.py'}",
+        "--profile",
+        "hermes",
+        "-k",
+        "budget",
+        "--report",
+        str(report),
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    failing = [r for r in read_report(report) if r.get("outcome") == "failed"]
+    with_tree = [r for r in failing if "tree: the tree after the step differs" in r["message"]]
+    assert with_tree, "no case whose tree differs too"
+    todo = result.stdout.split("To do, by op:\n", 1)[1].split("To do, by requirement:")[0]
+    assert "wrong:" not in todo, todo
+    counts = [int(n) for n in re.findall(r"unknown-op: hermes\.\w+ — (\d+) case", todo)]
+    assert sum(counts) == len(failing), todo
 
 
 # 2. One failure, readable
@@ -269,6 +299,51 @@ def test_skips_are_grouped_by_reason(memspec_cli: Runner) -> None:
         env=_memdir_env(),
     )
     assert "Skipped: not claimed: capability symlinks — " in result.stdout
+
+
+def test_the_summary_names_the_capabilities_not_claimed_in_one_line(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """A run that skips every case of a capability exits 0 and looks like a full pass,
+    so the terminal and the Markdown summary say in one line what it left out."""
+    summary, report = tmp_path / "s.md", tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        MEMDIR_FAKE + "ThreeOpsNoSymlinks",
+        "--op",
+        "memdir.load",
+        "--summary",
+        str(summary),
+        "--report",
+        str(report),
+        env=_memdir_env(),
+    )
+    records = [r for r in read_report(report) if r.get("type") == "case"]
+    skipped = [r for r in records if r["message"].startswith("not claimed: capability")]
+    assert {r["message"] for r in skipped} == {
+        "not claimed: capability symlinks",
+        "not claimed: capability fault-injection",
+    }
+    line = f"the adapter did not claim fault-injection, symlinks: {len(skipped)} cases left out"
+    assert line in result.stdout.splitlines()
+    assert f"**{line}.**" in summary.read_text(encoding="utf-8")
+
+
+def test_a_case_missing_two_capabilities_counts_once() -> None:
+    def record(case_id: str, outcome: str, message: str) -> CaseRecord:
+        return CaseRecord(case_id, "p", (), outcome, message, 0.0)
+
+    records = [
+        record("p/a/one", "skipped", "not claimed: capability symlinks, fifos"),
+        record("p/a/two", "skipped", "not claimed: capability fault-injection"),
+        record("p/a/three", "skipped", "host: the case needs a non-root user"),
+        record("p/a/four", "passed", ""),
+    ]
+    assert unclaimed_line(records) == (
+        "the adapter did not claim fault-injection, fifos, symlinks: 2 cases left out"
+    )
+    assert unclaimed_line(records[2:]) == ""
 
 
 # 7. explain

@@ -387,3 +387,104 @@ def test_site_refuses_bad_arguments(memspec_cli: Runner, tmp_path: Path) -> None
     junk.mkdir()
     (junk / "r.jsonl").write_text("{}\n", encoding="utf-8")
     assert "not a memspec report" in usage_error(str(tmp_path / "o"), "--reports", str(junk))
+
+
+def _failing_ids(reports: Path) -> set[str]:
+    return {
+        record["id"]
+        for path in sorted(reports.glob("*.jsonl"))
+        for record in read_report(path)
+        if _failing(record)
+    }
+
+
+def test_a_folded_case_list_shows_how_many_of_its_cases_fail(
+    reports: Path, site: Path, doms: dict[Path, _Dom]
+) -> None:
+    failing = _failing_ids(reports)
+    checked = 0
+    for requirement in load_requirements():
+        item = _by_id(doms[site / page_name(requirement.page)]).get(requirement.id)
+        folds = [d for d in item.all("details") if d.has_class("cases")] if item else []
+        if not folds:
+            continue
+        (summary,) = folds[0].all("summary")[:1]
+        listed = {n.attrs["id"] for n in folds[0].all("details") if n.has_class("case")}
+        listed |= {a.text for a in folds[0].all("a") if a.has_class("cid")}
+        count = len(listed & failing)
+        said = [n for n in summary.all("span") if n.has_class("fold-fails")]
+        if count:
+            assert [n.text for n in said] == [f"{count} failing"], requirement.id
+            checked += 1
+        else:
+            assert not said, requirement.id
+    assert checked, "no folded list holds a failing case"
+
+
+def test_failing_only_hides_the_prose_bullets_of_every_section(
+    reports: Path, tmp_path: Path
+) -> None:
+    """The Tool section of hermes.html holds prose bullets (the result shapes) in the same
+    list as its requirements: with one of them failing, failing-only shows that
+    requirement and none of the prose."""
+    header = read_report(sorted(reports.glob("*.jsonl"))[0])[0]
+    case = next(c for c in load_cases() if c.requirements == ("HERMES-TOOL-001",))
+    record = {
+        "type": "case", "id": case.id, "profile": "hermes", "requirements": ["HERMES-TOOL-001"],
+        "outcome": "failed", "message": "wrong", "duration_s": 0.1, "kind": "fixture",
+        "ops": ["hermes.call"],
+    }  # fmt: skip
+    given = tmp_path / "reports"
+    given.mkdir()
+    counts = {"passed": 0, "failed": 1, "error": 0, "skipped": 0, "xfailed": 0, "xpassed": 0}
+    footer = {"type": "footer", "counts": counts, "interrupted": False}
+    (given / "one.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in (header, record, footer)), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    made = subprocess.run(
+        [sys.executable, "-m", "memspec", "site", str(out), "--reports", str(given)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr[-3000:]
+    everything, console = _load(out / "hermes.html", tmp_path)
+    assert console == []
+    (body,) = everything.find("body")
+    assert int(body["data-prose-shown"]) > 0
+    filtered, console = _load(out / "hermes.html", tmp_path, "?failing=1")
+    assert console == []
+    (body,) = filtered.find("body")
+    assert body["data-requirements-shown"] == "1"
+    assert body["data-prose-shown"] == "0"
+
+
+def test_the_focus_view_of_a_case_shows_its_requirement_text(
+    reports: Path, site: Path, tmp_path: Path
+) -> None:
+    requirements = {r.id: r for r in load_requirements()}
+    case = next(c for c in load_cases() if c.id == "memdir/type/known-user")
+    rid = case.requirements[0]
+    page = site / page_name(requirements[rid].page)
+    dom, console = _load(page, tmp_path, f"?focus={case.id}")
+    assert console == []
+    item = _by_id(dom)[rid]
+    hidden = [n for n in item.children if isinstance(n, Node) and "hidden" in n.attrs]
+    assert not hidden, [n.tag for n in hidden]
+    assert rid in item.text and _by_id(dom)[case.id].attrs.get("open") is not None
+
+
+def test_characters_beyond_ascii_show_their_code_points_and_json_texts_are_decoded(
+    site: Path, doms: dict[Path, _Dom]
+) -> None:
+    case = "hermes/scan/add-fullwidth-folded"
+    shown = _by_id(doms[site / "hermes.html"])[case]
+    marks = {n.text: n.attrs.get("title", "") for n in shown.all("span") if n.has_class("cp")}
+    assert marks["\uff49"] == "U+FF49 FULLWIDTH LATIN SMALL LETTER I", marks
+    # The expected reply {"text": "<JSON>"} is shown as the JSON it holds, escaped once.
+    notes = [n.text for n in shown.all("div") if n.has_class("decoded")]
+    assert notes == ["/text: a JSON text, shown decoded"]
+    (expected,) = [p for p in shown.all("pre") if p.has_class("json") and "Blocked" in p.text]
+    assert '"success": false' in expected.text and '\\"' not in expected.text

@@ -247,8 +247,8 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     new_adapter.add_argument(
         "--lang",
         required=True,
-        choices=("python", "node", "go", "rust"),
-        help="the language of the skeleton: python, node, go or rust",
+        choices=("python", "node", "typescript", "go", "rust"),
+        help="the language of the skeleton: python, node, typescript, go or rust",
     )
     new_adapter.add_argument("dir", help="a new or empty directory")
     new_adapter.add_argument(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from memspec.corpus.profiles import known_profiles
 from memspec.exceptions import UsageError
 
 __all__ = [
+    "CAPABILITIES",
     "LANGUAGES",
     "SPEC_COPY",
     "VECTORS",
@@ -40,7 +42,25 @@ _TEMPLATES = Path(__file__).resolve().parent / "templates"
 VECTORS = _TEMPLATES / "wire-vectors.json"
 SPEC_COPY = "memspec-spec"
 """The folder of the skeleton that holds a copy of the spec pages."""
-LANGUAGES = ("python", "node", "go", "rust")
+LANGUAGES = ("python", "node", "typescript", "go", "rust")
+_SHARED = {"typescript": [_TEMPLATES / "node" / "wire.js.tmpl"]}
+"""Templates a language takes from another: the TypeScript skeleton runs Node's wire.js."""
+CAPABILITIES = (
+    ("symlinks", "trees holding symbolic links"),
+    ("fifos", "trees holding FIFOs (never open one without O_NONBLOCK: it blocks)"),
+    ("threads", "ops that start threads of their own (such as a barrier script)"),
+    ("git", "repositories made with the real git binary"),
+    (
+        "concurrency",
+        "several instances at once on one tree: writers take the locks the spec names",
+    ),
+    (
+        "fault-injection",
+        "fail the k-th filesystem mutation of a request: call mutation() just before each "
+        'change; the reply then carries "mutations" (crash-point cases)',
+    ),
+)
+"""Every capability a case can require, as each skeleton's comment lists them."""
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 _ROW = re.compile(r"^\|\s*`(?P<op>[a-z0-9_]+\.[a-z0-9_]+)`\s*\|(?P<args>[^|]*)\|")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
@@ -192,6 +212,7 @@ def _stubs(flat: list[Op]) -> dict[str, str]:
     """One stub per op and language: it lists the op's arguments and answers unknown-op."""
     python: list[str] = []
     node: list[str] = []
+    typescript: list[str] = []
     go: list[str] = []
     rust: list[str] = []
     for op in flat:
@@ -201,6 +222,8 @@ def _stubs(flat: list[Op]) -> dict[str, str]:
         python += _python_stub(op, comment)
         node += [*(f"// {line}" for line in comment)]
         node += [f"HANDLERS[{_q(op.name)}] = args => notYet({_q(op.name)});", ""]
+        typescript += [*(f"// {line}" for line in comment)]
+        typescript += [f"HANDLERS[{_q(op.name)}] = (args: Args) => notYet({_q(op.name)});", ""]
         go += [*(f"\t// {line}" for line in comment)]
         go += [f"\thandlers[{_q(op.name)}] = notYet({_q(op.name)})"]
         rust += [*(f"        // {line}" for line in comment)]
@@ -208,15 +231,34 @@ def _stubs(flat: list[Op]) -> dict[str, str]:
     return {
         "@@STUBS_PY@@": "\n".join(python).rstrip() + "\n",
         "@@STUBS_JS@@": "\n".join(node).rstrip(),
+        "@@STUBS_TS@@": "\n".join(typescript).rstrip(),
         "@@STUBS_GO@@": "\n".join(go),
         "@@STUBS_RS@@": "\n".join(rust),
     }
+
+
+def _capabilities(prefix: str) -> str:
+    """The capabilities' list as comment lines of at most 90 columns, each starting with
+    ``prefix``."""
+    lines = []
+    for name, what in CAPABILITIES:
+        lines += textwrap.wrap(
+            f"{json.dumps(name)}: {what}",
+            90,
+            initial_indent=f"{prefix}   ",
+            subsequent_indent=f"{prefix}       ",
+        )
+    return "\n".join(lines)
 
 
 def _replacements(name: str, ops: dict[str, list[Op]]) -> dict[str, str]:
     flat = [op for profile_list in ops.values() for op in profile_list]
     return {
         **_stubs(flat),
+        "@@CAPABILITIES_PY@@": _capabilities("#"),
+        "@@CAPABILITIES_JS@@": _capabilities("//"),
+        "@@CAPABILITIES_GO@@": _capabilities("//"),
+        "@@CAPABILITIES_RS@@": _capabilities("//"),
         "@@NAME@@": name,
         "@@PROTOCOL@@": memspec.PROTOCOL_VERSION,
         "@@PROFILES_LIST@@": ", ".join(_q(p) for p in ops),
@@ -230,18 +272,48 @@ def _replacements(name: str, ops: dict[str, list[Op]]) -> dict[str, str]:
 _RUN = {
     "python": ("", "cmd:python3 adapter.py"),
     "node": ("", "cmd:node adapter.js"),
+    "typescript": ("npm install", "cmd:node_modules/.bin/tsx adapter.ts"),
     "go": ("go build -o adapter .", "cmd:./adapter"),
     "rust": ("cargo build --release", "cmd:target/release/{name}"),
 }
 
 _NODE_NOTE = (
     "Node: the skeleton needs Node 18 or later. It reads and writes JSON with its own "
-    "`readJson` and `writeJson`, which keep 64-bit integers as `BigInt`: `JSON.parse` "
-    "would turn 9223372036854775807 and 9223372036854775808 into one double. The turnlog "
-    "profile's index is SQLite: `node:sqlite` is built into Node 22.5 and later (behind "
-    "`--experimental-sqlite` before 22.13 and 23.4); on older Node use an npm package such "
-    "as `better-sqlite3`, or run the `sqlite3` command-line shell as a child process."
+    "`readJson` and `writeJson` (in `wire.js`), which keep 64-bit integers as `BigInt`: "
+    "`JSON.parse` would turn 9223372036854775807 and 9223372036854775808 into one double. "
+    "An op may return a promise; `serve` answers one request at a time, in order. The "
+    "turnlog profile's index is SQLite: `node:sqlite` is built into Node 22.5 and later "
+    "(behind `--experimental-sqlite` before 22.13 and 23.4); on older Node use an npm "
+    "package such as `better-sqlite3`, or run the `sqlite3` command-line shell as a child "
+    "process."
 )
+_LOCK_NOTE = (
+    "Locks: a profile that says `flock(2)` (such as HERMES-CONCURRENCY-001) means a lock "
+    "that other processes, and the harness's held-lock cases, see. Node has no `flock(2)`: "
+    "`withFlock(lockPath, fn)` in `wire.js` runs util-linux's `flock(1)` as a child process "
+    "that takes the lock and holds it until `fn` is done (create the lock file first, "
+    "counting the mutation, when the spec says it is made). An in-process lock, a lock "
+    "directory or `O_EXCL` file is not the same lock and fails those cases."
+)
+_TYPESCRIPT_NOTE = (
+    "TypeScript: `npm install` brings `tsx` (pinned in `package.json`), which runs "
+    "`adapter.ts` on Node 18 and later without a build step. `adapter.ts` uses only syntax "
+    "that type stripping erases, so on Node 22.6 and later "
+    "`node --experimental-strip-types adapter.ts` runs it too. `wire.d.ts` types the "
+    "helpers of `wire.js`."
+)
+_FAULT_NOTE = (
+    "Capabilities: claim each one your port supports (the list is at the top of the "
+    "adapter, with what each asks). A case that needs one you do not claim is skipped, "
+    "and the run's summary says in one line how many were left out. For "
+    "`fault-injection`, call `mutation(what)` just before every change your ops make to "
+    "the filesystem; it fails the change the request's `fault` names with `EIO`, and the "
+    "reply then carries `mutations`, so the crash-point cases run."
+)
+_LANGUAGE_NOTES = {
+    "node": [_NODE_NOTE, _LOCK_NOTE],
+    "typescript": [_TYPESCRIPT_NOTE, _NODE_NOTE, _LOCK_NOTE],
+}
 
 
 def _spec_link(link: str) -> str:
@@ -276,7 +348,9 @@ def _readme(lang: str, name: str, ops: dict[str, list[Op]]) -> str:
         "--write-expectations expected-failures.toml",
         "```",
         "",
-        *([_NODE_NOTE, ""] if lang == "node" else []),
+        *(line for note in _LANGUAGE_NOTES.get(lang, []) for line in (note, "")),
+        _FAULT_NOTE,
+        "",
         "Claim only the profiles you port (the profile list at the top of the adapter), and "
         f"the capabilities you support. The links below point into `{SPEC_COPY}/`, a copy "
         f"of the spec pages of memspec {memspec.__version__} written beside this README: "
@@ -323,13 +397,15 @@ def new_adapter(lang: str, directory: Path, name: str = "my-port") -> list[str]:
     ops = {profile: profile_ops(profile) for profile in known_profiles()}
     replacements = _replacements(name, ops)
     templates = sorted(p for p in (_TEMPLATES / lang).rglob("*.tmpl") if p.is_file())
+    templates += _SHARED.get(lang, [])
     written = []
     try:
         for template in templates:
             text = template.read_text(encoding="utf-8")
             for marker, value in replacements.items():
                 text = text.replace(marker, value)
-            target = directory / template.relative_to(_TEMPLATES / lang).with_suffix("")
+            base = _TEMPLATES / lang if template.is_relative_to(_TEMPLATES / lang) else None
+            target = directory / template.relative_to(base or template.parent).with_suffix("")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             if target.suffix in (".py", ".js"):

@@ -26,6 +26,8 @@
       document.body.classList.toggle("only-failing", only.checked);
       const shown = [...document.querySelectorAll("li.req")].filter(item => item.offsetParent !== null);
       document.body.setAttribute("data-requirements-shown", String(shown.length));
+      const prose = [...document.querySelectorAll("#content > ul > li:not(.req)")];
+      document.body.setAttribute("data-prose-shown", String(prose.filter(item => item.offsetParent !== null).length));
     };
     only.checked = params.get("failing") === "1";
     only.addEventListener("change", apply);
@@ -129,6 +131,7 @@
     const main = document.querySelector("main");
     for (let node = focus; node && node !== main; node = node.parentElement) {
       if (node.tagName === "DETAILS") node.open = true;
+      if (node.parentElement.matches("li.req")) continue; // the requirement's text stays
       for (const sibling of node.parentElement.children) {
         if (sibling !== node && sibling.tagName !== "SUMMARY") sibling.hidden = true;
       }

@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +26,13 @@ import memspec
 from memspec.cli.explain import PropertyView, RequirementView, property_view, requirement_views
 from memspec.cli.markdown import Hooks, render_markdown
 from memspec.corpus.cases import Case, Expectation, Step, crash_points_id, load_cases
-from memspec.corpus.compare import text_bytes
+from memspec.corpus.compare import is_text_pattern, text_bytes
 from memspec.corpus.data import fixtures_dir, spec_dir
 from memspec.corpus.divergences import PAGE as DIVERGENCES
 from memspec.corpus.divergences import entries_named, read_divergence_page
 from memspec.corpus.registry import RegisteredCase, registered_cases
 from memspec.exceptions import UsageError
+from memspec.judge.messages import json_text
 from memspec.reports.matrix import column_labels, shown_text, write_matrix
 from memspec.reports.merge import RunReport, load_run
 
@@ -152,12 +154,27 @@ def _divergence_link(name: str) -> str:
 # Values, trees and expectations of a case.
 
 
+def _marked(text: str) -> str:
+    """``text`` escaped for HTML, each character that is not ASCII in a span whose title
+    names its code point, so that one a host has no font for (a box) can be told on hover."""
+    return "".join(
+        _e(char)
+        if ord(char) < 0x80
+        else f'<span class="cp" title="{_code_point(char)}">{_e(char)}</span>'
+        for char in text
+    )
+
+
+def _code_point(char: str) -> str:
+    return f"U+{ord(char):04X} {unicodedata.name(char, '')}".strip()
+
+
 def _text(text: str) -> str:
     if text == "":
         return '<span class="dim">(empty text)</span>'
     parts = shown_text(text)
     inner = "".join(
-        _e(part) if index % 2 == 0 else f'<span class="esc">{_e(part)}</span>'
+        _marked(part) if index % 2 == 0 else f'<span class="esc">{_e(part)}</span>'
         for index, part in enumerate(parts)
     )
     return f'<pre class="text">{inner}</pre>'
@@ -183,10 +200,30 @@ def _value(value: Any) -> str:
         data = text_bytes(value)
         if data is not None:
             return _hex(data)
-    shown = json.dumps(value, indent=1, ensure_ascii=False)
+    decoded: list[str] = []
+    shown = json.dumps(_decoded(value, "", decoded), indent=1, ensure_ascii=False)
     if len(shown) > _MESSAGE_LIMIT:
         shown = shown[:_MESSAGE_LIMIT] + f"… ({len(shown) - _MESSAGE_LIMIT} more characters)"
-    return f'<pre class="json">{_e(shown)}</pre>'
+    note = (
+        f'<div class="dim decoded">{_e(", ".join(decoded))}: a JSON text, shown decoded</div>'
+        if decoded
+        else ""
+    )
+    return f'{note}<pre class="json">{_marked(shown)}</pre>'
+
+
+def _decoded(value: Any, where: str, decoded: list[str]) -> Any:
+    """``value`` with each text that holds a JSON object or array replaced by that JSON,
+    so that it is not shown escaped twice; ``decoded`` gets the pointer of each."""
+    inner = json_text(value)
+    if inner is not None:
+        decoded.append(where or "/")
+        return inner
+    if isinstance(value, dict) and not is_text_pattern(value):
+        return {key: _decoded(item, f"{where}/{key}", decoded) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_decoded(item, f"{where}/{i}", decoded) for i, item in enumerate(value)]
+    return value
 
 
 def _fields(rows: Iterable[tuple[str, str]]) -> str:
@@ -212,6 +249,9 @@ def _tree(tree: Mapping[str, Any], title: str) -> str:
         elif "lines_any_order" in spec:
             what = "file, these lines in any order"
             content = _text("".join(f"{line}\n" for line in spec["lines_any_order"]))
+        elif "entries_any_order" in spec:
+            what = "file, these entries in any order"
+            content = _text(str(spec["separator"]).join(spec["entries_any_order"]))
         elif "text_pattern" in spec:
             what = "file matching the pattern"
             content = _text(str(spec["text_pattern"]))
@@ -458,16 +498,29 @@ def _requirement_block(site: _Site, rid: str, page: str) -> str:
         items.append(_case_item(site, case_id, rid, page))
     count = len(listed)
     noun = "case" if count == 1 else "cases"
-    summary = f"{count} {noun}" if count else "no case"
+    summary = _e(f"{count} {noun}" if count else "no case")
+    failing_cases = sum(1 for case_id in listed if _fails_somewhere(site, case_id))
+    if failing_cases:
+        summary += f', <span class="fold-fails">{failing_cases} failing</span>'
     inner = "".join(items)
     opened = " open" if count <= _FOLD else ""
     block = (
-        f'<details class="cases"{opened}><summary>{_e(summary)}</summary>{inner}</details>'
+        f'<details class="cases"{opened}><summary>{summary}</summary>{inner}</details>'
         if count
-        else f'<div class="cases dim">{_e(summary)}</div>'
+        else f'<div class="cases dim">{summary}</div>'
     )
     marker = ' data-fails="1"' if failing else ""
     return f'<div class="req-extra"{marker}>{tallies}{block}</div>'
+
+
+def _fails_somewhere(site: _Site, case_id: str) -> bool:
+    """Whether a case (or its crash points) failed for some implementation of the reports."""
+    ids = (case_id, crash_points_id(case_id))
+    return any(
+        str(implementation.records.get(one, {}).get("outcome", "")) in _FAILING
+        for implementation in site.implementations
+        for one in ids
+    )
 
 
 def _case_item(site: _Site, case_id: str, rid: str, page: str) -> str:

@@ -194,7 +194,7 @@ def _relative_leaves_root(relative: str) -> bool:
     return held.startswith("/") or not _inside(posixpath.join(_PLACEHOLDER_ROOT, held))
 
 
-_FILE_MEMBERS = {"text", "base64", "file", "text_pattern", "lines_any_order"}
+_FILE_MEMBERS = {"text", "base64", "file", "text_pattern", "lines_any_order", "entries_any_order"}
 """The members that make a tree entry a regular file."""
 
 

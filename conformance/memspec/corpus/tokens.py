@@ -69,7 +69,7 @@ def for_worker(value: Any, worker: int, iteration: int) -> Any:
     )
 
 
-TEXT_MEMBERS = ("symlink", "text", "lines_any_order")
+TEXT_MEMBERS = ("symlink", "text", "lines_any_order", "entries_any_order")
 """The members of a tree entry in which tokens are replaced."""
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memspec.corpus.cases import Case, crash_points_id, fixture_case_ids, load_cases
-from memspec.corpus.profiles import PROTOCOL, selectable_profiles
+from memspec.corpus.profiles import selectable_profiles
 from memspec.exceptions import MemspecError
 from memspec.plugin.run_state import RunState, run_state
 from memspec.reports.shard import Shard
@@ -27,6 +27,8 @@ __all__ = [
 
 _DESELECTED = pytest.StashKey[Counter[str]]()
 """How many items memspec's selections left out, by why."""
+_PRESELECTED = pytest.StashKey[Counter[str]]()
+"""How many fixture cases the selections left out before any item was made, by why."""
 _EMPTY_LIST = "empty case list"
 """The item pytest makes for a kind of case of which none is selected."""
 
@@ -47,19 +49,23 @@ def parametrize_cases(metafunc: pytest.Metafunc) -> None:
     if not wanted:
         return
     state = run_state(metafunc.config)
-    profiles = [p for p in state.profiles if p != PROTOCOL] if state.profiles else None
     try:
-        cases = load_cases(profiles=profiles) if profiles != [] else []
+        every = load_cases()
     except MemspecError as exc:
         raise pytest.UsageError(str(exc)) from exc
-    # Exact selections are applied here too, so that a run of one case does not build an
-    # item for every other (the final selection is select_items').
-    if state.case_ids:
-        cases = [
-            c for c in cases if c.id in state.case_ids or crash_points_id(c.id) in state.case_ids
-        ]
-    if state.ops:
-        cases = [c for c in cases if state.ops & {step.op for step in c.steps}]
+    # The selections are applied here, so that a run of one profile or one case does not
+    # build an item for every other; the cases left out are counted for the summary's
+    # "deselected" line, since pytest never sees them (the final selection is select_items').
+    crash_kind = "memspec_case" not in wanted
+    cases = []
+    left_out = metafunc.config.stash.setdefault(_PRESELECTED, Counter())
+    for case in every:
+        weight = len(crash_point_steps(case)) if crash_kind else 1
+        reason = _case_left_out(case, state) if weight else ""
+        if reason:
+            left_out[reason] += weight
+        elif weight:
+            cases.append(case)
     if "memspec_case" in wanted:
         metafunc.parametrize(
             "memspec_case",
@@ -121,6 +127,10 @@ def deselection_line(config: pytest.Config, deselected: int) -> str:
     if others > 0:
         keyword = getattr(config.option, "keyword", "")
         why[f"not matching -k {keyword!r}" if keyword else "left out by another plugin"] += others
+    preselected: Counter[str] = config.stash.setdefault(_PRESELECTED, Counter())
+    why.update(preselected)
+    if not why:
+        return ""
     return "deselected: " + ", ".join(_counted(count, reason) for reason, count in why.items())
 
 
@@ -136,13 +146,37 @@ def _left_out(item: pytest.Item, case_id: str, state: RunState, known: tuple[str
     profile_marker = item.get_closest_marker("memspec_profile")
     profile = str(profile_marker.args[0]) if profile_marker else ""
     if state.profiles and profile not in state.profiles:
-        return f"of other profiles (--profile {' --profile '.join(state.profiles)})"
+        return _other_profiles(state)
     if profile not in known:  # a suite test of a profile these fixtures do not have
         return "of profiles the fixtures folder does not hold"
     if state.case_ids and case_id not in state.case_ids:
-        return "not named by --case"
+        return _NOT_NAMED
     if state.ops and not state.ops & set(_ops_of(item)):
-        return f"calling none of the ops of --op {' --op '.join(sorted(state.ops))}"
+        return _other_ops(state)
+    return ""
+
+
+_NOT_NAMED = "not named by --case"
+
+
+def _other_profiles(state: RunState) -> str:
+    return f"of other profiles (--profile {' --profile '.join(state.profiles)})"
+
+
+def _other_ops(state: RunState) -> str:
+    return f"calling none of the ops of --op {' --op '.join(sorted(state.ops))}"
+
+
+def _case_left_out(case: Case, state: RunState) -> str:
+    """Why a fixture case (with its crash points) is not selected; empty when it is. The
+    reasons and their order are _left_out's."""
+    if state.profiles and case.profile not in state.profiles:
+        return _other_profiles(state)
+    named = {case.id, crash_points_id(case.id)}
+    if state.case_ids and not state.case_ids & named:
+        return _NOT_NAMED
+    if state.ops and not state.ops & {step.op for step in case.steps}:
+        return _other_ops(state)
     return ""
 
 

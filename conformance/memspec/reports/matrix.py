@@ -110,6 +110,9 @@ def _tree_entries(tree: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif "lines_any_order" in spec:
             entry["kind"] = "file, these lines in any order"
             entry["content"] = _value("".join(f"{line}\n" for line in spec["lines_any_order"]))
+        elif "entries_any_order" in spec:
+            entry["kind"] = "file, these entries in any order"
+            entry["content"] = _value(str(spec["separator"]).join(spec["entries_any_order"]))
         elif "text_pattern" in spec:
             entry["kind"] = "file matching the pattern"
             entry["content"] = _value(spec["text_pattern"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,6 +41,7 @@ __all__ = [
     "run_info",
     "skip_groups",
     "todo_groups",
+    "unclaimed_line",
     "write_reports",
 ]
 
@@ -318,9 +320,13 @@ def todo_groups(
 _TROUBLES = ("wrong", "fault", "passes, but is listed as expected to fail", "unknown-op")
 
 
+_UNKNOWN_OP = re.compile(r"(?:got|answered) error 'unknown-op'")
+
+
 def _trouble(record: CaseRecord) -> str:
-    """What went wrong with a failing case, one of ``_TROUBLES``."""
-    if "'unknown-op'" in record.message.split("\n", 1)[0]:
+    """What went wrong with a failing case, one of ``_TROUBLES``: a case whose reply is
+    ``unknown-op`` is ``unknown-op`` whatever else failed with it (its tree, say)."""
+    if "'unknown-op'" in record.message.split("\n", 1)[0] or _UNKNOWN_OP.search(record.message):
         return "unknown-op"
     if record.outcome == "error":
         return "fault"
@@ -356,6 +362,26 @@ def skip_groups(records: Sequence[CaseRecord]) -> list[tuple[str, int]]:
         if record.outcome == "skipped":
             reasons[record.message.split("(")[0].strip()] += 1
     return reasons.most_common()
+
+
+_UNCLAIMED = "not claimed: capability "
+
+
+def unclaimed_line(records: Sequence[CaseRecord]) -> str:
+    """One line naming the capabilities the adapter did not claim and how many cases that
+    left out (a case needing two of them counts once); empty when none. A run that skips
+    every crash-point case still exits 0, so the summary says what it did not test."""
+    names: set[str] = set()
+    count = 0
+    for record in records:
+        if record.outcome == "skipped" and record.message.startswith(_UNCLAIMED):
+            reason = record.message.removeprefix(_UNCLAIMED).splitlines()[0]
+            names.update(name.strip() for name in reason.split(","))
+            count += 1
+    if not count:
+        return ""
+    plural = "s" if count != 1 else ""
+    return f"the adapter did not claim {', '.join(sorted(names))}: {count} case{plural} left out"
 
 
 def render_run_end(
@@ -395,6 +421,9 @@ def render_run_end(
     skips = skip_groups(report.records)
     if skips:
         lines.append("Skipped: " + "; ".join(f"{reason} — {count}" for reason, count in skips))
+    unclaimed = unclaimed_line(report.records)
+    if unclaimed:
+        lines.append(unclaimed)
     for problem in report.problems:
         lines.append(f"FAILED {_safe(problem)}")
     counts = report.counts()
@@ -481,6 +510,9 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
     skips = skip_groups(report.records)
     if skips:
         lines += ["", "## Skipped", ""]
+        unclaimed = unclaimed_line(report.records)
+        if unclaimed:
+            lines += [f"**{_safe(unclaimed)}.**", ""]
         lines += [f"- {_safe(reason)} — {count}" for reason, count in skips]
     failing = [r for r in report.records if r.outcome in FAILING]
     if failing or report.problems:

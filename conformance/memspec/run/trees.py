@@ -19,7 +19,7 @@ from typing import Any
 from memspec.corpus.compare import text_matches_pattern
 from memspec.corpus.tokens import substitute, substitute_tree
 from memspec.exceptions import CaseFailure, HostLimitation
-from memspec.judge.messages import abridge, describe_difference
+from memspec.judge.messages import abridge, describe_difference, visible
 from memspec.wire.instants import parse_instant
 
 __all__ = [
@@ -371,6 +371,10 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
     if kind == "file":
         if "lines_any_order" in spec:
             problems.extend(_compare_lines(path, spec["lines_any_order"], entry.content))
+        elif "entries_any_order" in spec:
+            problems.extend(
+                _compare_entries(path, spec["entries_any_order"], spec["separator"], entry.content)
+            )
         elif "text_pattern" in spec:
             if not text_matches_pattern(spec["text_pattern"], entry.content):
                 problems.append(
@@ -383,6 +387,11 @@ def _compare_entry(path: str, spec: Mapping[str, Any], entry: Entry, root: str) 
                 wanted = (wanted + _fill(spec, len(wanted))).ljust(int(spec["size"]), b"\0")
             if entry.content != wanted:
                 difference = describe_difference(_wire_text(wanted), _wire_text(entry.content))
+                if "separator" in spec and "text" in spec:
+                    difference = [
+                        *_entries_lines(spec["text"], spec["separator"], entry.content, True),
+                        *difference,
+                    ]
                 problems.append("\n".join([f"{path}: content differs", *difference]))
     return problems
 
@@ -420,6 +429,45 @@ def _compare_lines(path: str, wanted: list[str], content: bytes) -> list[str]:
     if extra:
         problems.append(f"{path}: {len(extra)} unexpected line(s), e.g. {extra[0]!r}")
     return problems
+
+
+def _compare_entries(path: str, wanted: list[str], separator: str, content: bytes) -> list[str]:
+    """A file that must hold ``wanted`` joined by ``separator`` in some order."""
+    lines = _entries_lines(separator.join(wanted), separator, content, False)
+    return ["\n".join([f"{path}: content differs", *lines])] if lines else []
+
+
+def _entries_lines(wanted: str, separator: str, content: bytes, ordered: bool) -> list[str]:
+    """How the entries of ``content`` depart from those of ``wanted``: how many of them
+    it kept, which it lost (a lost update), which it has that it should not, and, when
+    ``ordered``, where the order first differs; empty when they agree."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return ["  the content is not UTF-8"]
+    expected = wanted.split(separator) if wanted else []
+    found = text.split(separator) if text else []
+    missing = list((Counter(expected) - Counter(found)).elements())
+    extra = list((Counter(found) - Counter(expected)).elements())
+    lines = []
+    if missing or extra:
+        lines.append(
+            f"  {len(expected) - len(missing)} of {len(expected)} entries kept"
+            + (f"; missing: {_listed(missing)}" if missing else "")
+            + (f"; unexpected: {_listed(extra)}" if extra else "")
+        )
+    elif ordered and found != expected:
+        index = next(i for i, (a, b) in enumerate(zip(expected, found, strict=True)) if a != b)
+        lines.append(
+            f"  every entry kept, in another order: entry {index + 1} of {len(expected)} is "
+            f"{abridge(found[index])}, expected {abridge(expected[index])}"
+        )
+    return lines
+
+
+def _listed(entries: list[str], at_most: int = 10) -> str:
+    shown = ", ".join(visible(entry) for entry in entries[:at_most])
+    return shown + (f" and {len(entries) - at_most} more" if len(entries) > at_most else "")
 
 
 def remove_tree(root: Path) -> None:
