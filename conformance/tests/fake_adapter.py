@@ -12,7 +12,8 @@ child that keeps stdout open and sleeps, its pid written to the file named by
 ``MEMSPEC_FAKE_PIDS``, then writes to stderr and exits 7), ``relative`` (writes
 ``home/MEMORY.md`` relative to its working directory, then answers correctly), ``twice``
 (answers twice, both lines at once), ``twice-late`` (answers once, and a second time
-only when the next request, or ``stop``, comes: just before answering that one).
+only when the next request, or ``stop``, comes: just before answering that one),
+``some-ops`` (lists only ``demo.constants`` among the ops it implements).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def answer(message: dict, mode: str) -> dict | str | None:
                 "protocol_version": version,
                 "profiles": ["demo"],
                 "capabilities": [],
+                **({"ops": ["demo.constants"]} if mode == "some-ops" else {}),
             },
         }
     if op == "stop":

@@ -135,3 +135,20 @@ def test_parallel_run_reports_every_case_once(
     assert result.returncode == 1
     seen = outcomes(report)
     assert len(seen) == 6 and sorted(seen.values()).count("error") == 2
+
+
+def test_cases_of_ops_the_adapter_does_not_list_are_not_claimed(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """An adapter that lists its ops in the handshake: the cases of every other op are
+    skipped as not claimed, and the run passes on what it claims."""
+    report = tmp_path / "r.jsonl"
+    result = memspec_cli(
+        "run", "--adapter", fake_cmd("some-ops"), "--report", str(report), env=demo_env
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    records = {r["id"]: r for r in read_report(report) if r["type"] == "case"}
+    echo = [r for case, r in records.items() if case.startswith("demo/echo/")]
+    assert echo and all(r["outcome"] == "skipped" for r in echo)
+    assert all(r["message"] == "not claimed: op demo.echo" for r in echo)
+    assert records["protocol/start/ops-claimed-are-known"]["outcome"] == "passed"
