@@ -37,7 +37,10 @@ def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
         state.broken = str(exc)
         pytest.exit(f"adapter broken: {exc}", returncode=3)
     yield adapter
-    adapter.close()
+    try:
+        adapter.close()
+    finally:
+        state.problems.extend(f"protocol: {line}" for line in adapter.late_output)
 
 
 @pytest.fixture

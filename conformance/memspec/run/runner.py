@@ -396,7 +396,7 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
     if step.race is not None:
         _run_race_step(context, step, adapter, workdir, index, args)
     else:
-        with watching(step.readers, workdir) as watch:
+        with watching(step.readers, workdir, adapter.tree_owner) as watch:
             if step.concurrent is not None:
                 responses = _run_concurrent(adapter, step, args, context.root)
             elif step.hold_lock is not None:

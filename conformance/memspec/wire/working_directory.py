@@ -6,6 +6,12 @@ the user's checkout. So each run makes one empty temporary directory: ``cmd:`` a
 are started in it, and in-process adapters (``python:``, the reference) are answered with
 it as the process's working directory. Whatever appears there during a case is a change
 to the case's tree that no expectation allows (``memspec.run.scratch`` checks it).
+
+The directory is ``cwd`` inside a private folder of the run (its *area*), so that what an
+adapter writes through ``../`` lands in the area too, where it is seen, and not in the
+temporary directory shared with the rest of the host. The area is the harness's (mode
+0711: an adapter of another user reaches its working directory but cannot write beside
+it); the working directory is handed to the ``--tree-owner`` user.
 """
 
 from __future__ import annotations
@@ -19,9 +25,18 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["answering_in_it", "made_working_directory", "working_directory"]
+__all__ = [
+    "WORKING_NAME",
+    "answering_in_it",
+    "made_working_directory",
+    "owner_of_working_directory",
+    "remake_working_directory",
+    "working_directory",
+]
 
+WORKING_NAME = "cwd"
 _FOLDER: list[Path] = []
+_OWNER: list[tuple[int, int]] = []
 _LOCK = threading.Lock()
 _inside = 0
 _left: list[str] = []
@@ -31,9 +46,12 @@ def working_directory() -> Path:
     """The run's working directory for adapters (made on first use, removed at exit)."""
     with _LOCK:
         if not _FOLDER:
-            _FOLDER.append(Path(tempfile.mkdtemp(prefix="adapters-cwd-")).resolve())
+            area = Path(tempfile.mkdtemp(prefix="adapters-cwd-")).resolve()
+            os.chmod(area, 0o711)
+            (area / WORKING_NAME).mkdir(mode=0o700)
+            _FOLDER.append(area / WORKING_NAME)
             # The run empties it after every case; rmtree never follows a link.
-            atexit.register(shutil.rmtree, _FOLDER[0], True)
+            atexit.register(shutil.rmtree, area, True)
         return _FOLDER[0]
 
 
@@ -41,6 +59,26 @@ def made_working_directory() -> Path | None:
     """The run's working directory if one was made, without making it."""
     with _LOCK:
         return _FOLDER[0] if _FOLDER else None
+
+
+def owner_of_working_directory(owner: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """Hand the working directory to ``owner`` (when given); the owner it was handed to."""
+    if owner is not None:
+        with contextlib.suppress(OSError):
+            os.chown(working_directory(), *owner)
+        with _LOCK:
+            _OWNER[:] = [owner]
+    with _LOCK:
+        return _OWNER[0] if _OWNER else None
+
+
+def remake_working_directory(area: int) -> None:
+    """Make the working directory again in the area open as ``area`` (after an adapter
+    removed or replaced it), handed to its owner."""
+    os.mkdir(WORKING_NAME, 0o700, dir_fd=area)
+    owner = owner_of_working_directory()
+    if owner is not None:
+        os.chown(WORKING_NAME, *owner, dir_fd=area, follow_symlinks=False)
 
 
 @contextlib.contextmanager
