@@ -10,7 +10,8 @@ reply with two ``"id"`` members, the right one last), ``stderr-flood`` (writes 2
 stderr, then answers), ``deep`` (answers a value nested 100,000 deep), ``deep-700``
 (nested 700 deep), ``sigint``, ``sigterm``, ``sigstop``, ``group`` (sends SIGINT,
 SIGTERM or SIGSTOP to its parent, or SIGINT to its parent's process group, then
-answers). ``escapes`` names itself with terminal escapes, CR and LF in its handshake.
+answers). ``deep-start`` answers ``start`` with a value nested 100,000 deep.
+``escapes`` names itself with terminal escapes, CR and LF in its handshake.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def _later(line: str) -> None:
 
 def reply(message: dict, mode: str) -> str:
     op, request_id, args = message.get("op"), message.get("id"), message.get("args", {})
+    if op == "start" and mode == "deep-start":
+        return f'{{"id": {request_id}, "result": {_nested(100_000)}}}'
     if op == "start":
         name = "fake\x1b[2J\x1b[H\rALL PASSED\n" if mode == "escapes" else f"hostile-{mode}"
         result = {

@@ -126,3 +126,18 @@ class WritesUp(_OnBang):
     def bang(self, request_id: Any) -> dict[str, Any] | None:
         Path("..", f"memspec-stray-{os.getpid()}").write_text("escaped\n")
         return None
+
+
+class ClaimsEverMoreMutations(FileOps):
+    """Claims one mutation more than the one a request asks it to fail, however far."""
+
+    name = "ever-more-mutations"
+    requests = 0
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        reply = super().handle(message)
+        fault = message.get("fault")
+        if fault:
+            type(self).requests += 1
+            reply["mutations"] = fault["fail_mutation"] + 1
+        return reply

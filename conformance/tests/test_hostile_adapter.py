@@ -8,6 +8,7 @@ may outlive it."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -476,3 +477,155 @@ def test_a_handshake_with_terminal_escapes_is_refused(
     assert result.returncode == 3
     shown = result.stdout + result.stderr + (summary.read_text() if summary.exists() else "")
     assert "\x1b" not in shown and "\rALL" not in shown and "\nALL PASSED" not in shown
+
+
+# 16. What reads a report, an expectations file or a reply answers in one line.
+
+
+@pytest.fixture
+def good_report(demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path) -> Path:
+    report = tmp_path / "good.jsonl"
+    result = memspec_cli("run", "--adapter", "python:fakes:Echo", "--report", str(report),
+                         env=demo_env)  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    return report
+
+
+def _with_record(report: Path, change: Callable[[dict[str, Any]], str]) -> Path:
+    lines = report.read_text().splitlines()
+    record = json.loads(lines[1])
+    lines[1] = change(record)
+    hostile = report.with_name("hostile.jsonl")
+    hostile.write_text("\n".join(lines) + "\n")
+    return hostile
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda r: json.dumps(r)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+         "nested too deeply to read"),
+        (lambda r: json.dumps({**r, "x": _deep_list(200)}), "nests more than 32 levels deep"),
+        (lambda r: json.dumps({**r, "requirements": 5}), "'requirements' is not a list of texts"),
+        (lambda r: json.dumps({**r, "message": ["no"]}), "'message' is not text"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("command", ["badge", "diff", "matrix", "merge-reports"])
+def test_a_hostile_report_is_one_line_and_exit_2(
+    command: str,
+    change: Callable[[dict[str, Any]], str],
+    words: str,
+    good_report: Path,
+    demo_env: dict[str, str],
+    memspec_cli: Runner,
+    tmp_path: Path,
+) -> None:
+    hostile = _with_record(good_report, change)
+    args = {
+        "badge": ("badge", str(hostile), "-o", str(tmp_path / "badges")),
+        "diff": ("diff", str(good_report), str(hostile)),
+        "matrix": ("matrix", str(hostile), "-o", str(tmp_path / "m.html")),
+        "merge-reports": ("merge-reports", str(hostile), "-o", str(tmp_path / "merged.jsonl")),
+    }[command]
+    result = memspec_cli(*args, env=demo_env)
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+
+
+def _deep_list(levels: int) -> Any:
+    value: Any = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_an_expectations_file_nested_too_deeply_is_one_line_and_exit_2(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    expectations = tmp_path / "x.toml"
+    expectations.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    result = memspec_cli("run", "--adapter", "python:fakes:Echo", "--expectations",
+                         str(expectations), env=demo_env)  # fmt: skip
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "nested too deeply to read" in result.stderr
+
+
+def test_smoke_against_a_reply_nested_too_deeply_says_the_adapter_is_broken(
+    demo_env: dict[str, str], memspec_cli: Runner
+) -> None:
+    result = memspec_cli("smoke", "--adapter", hostile_cmd("deep-start"), env=demo_env)
+    assert result.returncode == 3, result.stdout[-2000:] + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "nested too deeply to read" in result.stdout
+
+
+# 17. A folder put in the case's place is named, whatever it is and whatever failed first.
+
+
+@pytest.mark.parametrize("result", ["ok", "not what it answers"])
+def test_a_root_replaced_by_another_directory_is_named(
+    result: str, hostile: Callable[..., Adapter], tmp_path: Path
+) -> None:
+    base = tmp_path / "runs"
+    base.mkdir()
+    subject = case(
+        op="demo.attack",
+        args={"do": "another-root", "path": "${ROOT}"},
+        expect={"result": result},
+    )
+    with pytest.raises(CaseFailure, match="replaced the folder of the case with another directory"):
+        run_case(subject, hostile(), base=base)
+    (moved,) = base.iterdir()  # what the adapter moved aside stays, the new one is gone
+    assert moved.name.endswith(".moved")
+    remove_tree(moved)
+
+
+# 18. Crash points are bounded, whatever the adapter claims.
+
+
+def test_an_adapter_claiming_ever_more_mutations_ends_its_crash_points_at_the_bound() -> None:
+    from hostile_fakes import ClaimsEverMoreMutations
+
+    subject = case(
+        requires=["fault-injection"],
+        steps=[
+            {
+                "op": "demo.put",
+                "args": {"path": "${ROOT}/f.md", "text": "x"},
+                "crash_points": True,
+                "expect": {"result": "ok", "tree": {"f.md": {"text": "x"}}},
+            }
+        ],
+    )
+    adapter = Adapter("python:hostile_fakes:ClaimsEverMoreMutations")
+    try:
+        with pytest.raises(CaseFailure, match="bounds a step to 256 crash points") as failure:
+            runner.run_crash_points(subject, adapter, 0)
+    finally:
+        adapter.close()
+    assert failure.value.signature == ("step 1: more than 256 mutations",)
+    assert ClaimsEverMoreMutations.requests == 256
+
+
+# 7. A signature holding a name that is not UTF-8 reads back from the expectations file.
+
+
+def test_a_signature_with_a_name_that_is_not_utf8_survives_the_expectations_file(
+    hostile: Callable[..., Adapter], tmp_path: Path
+) -> None:
+    from memspec.corpus.expectations import Expected, load_expectations, write_expectations
+
+    subject = case(
+        op="demo.put",
+        args={"path": "${ROOT}/\udcff.md", "text": "x"},
+        expect={"result": "ok", "tree": {}},
+    )
+    with pytest.raises(CaseFailure) as failure:
+        run_case(subject, hostile())
+    signature = failure.value.signature
+    assert signature == ("step 1: tree \\udcff.md unexpected",)
+    path = tmp_path / "expectations.toml"
+    write_expectations(path, {"demo/harness/hostile": Expected("r", signature)})
+    assert load_expectations(path)["demo/harness/hostile"].signature == signature

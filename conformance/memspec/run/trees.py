@@ -170,7 +170,8 @@ def replaced_root(root: Path) -> str | None:
 
 DEEPEST = 128
 """How many directory levels below a tree's root the harness walks: a fixture stays far
-from it (``memspec lint`` keeps tree paths to ``FIXTURE_DEPTH`` levels), and an adapter
+from it (``memspec lint`` keeps tree keys to
+``memspec.corpus.case_paths.FIXTURE_DEPTH`` levels), and an adapter
 that goes deeper fails its case instead of exhausting the harness's stack or its
 descriptors."""
 
