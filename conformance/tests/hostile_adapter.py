@@ -3,7 +3,8 @@
 Usage: python hostile_adapter.py MODE. MODE says what it does on ``demo.echo`` requests
 whose ``value`` starts with ``!`` (others are answered correctly): ``setsid-child``
 (double-forks a child that leaves for a session of its own and appends a line to the
-file named by ``MEMSPEC_FAKE_PIDS`` every 50 ms, after its pid), ``late-line`` (answers,
+file named by ``MEMSPEC_FAKE_PIDS`` every 50 ms, after its pid; ``setsid-at-start`` does
+so on ``start``), ``late-line`` (answers,
 then sends a line no request asked for 50 ms later), ``late-twice`` (answers, then
 answers again 50 ms later), ``float-id`` (echoes the id as a float), ``two-ids`` (a
 reply with two ``"id"`` members, the right one last), ``stderr-flood`` (writes 200 MiB to
@@ -40,6 +41,14 @@ def _child_that_stays() -> None:
         time.sleep(0.05)
 
 
+def _leave_a_child() -> None:
+    pid = os.fork()
+    if pid == 0:
+        _child_that_stays()
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def _later(line: str) -> None:
     if os.fork() == 0:
         time.sleep(0.05)
@@ -51,6 +60,8 @@ def reply(message: dict, mode: str) -> str:
     op, request_id, args = message.get("op"), message.get("id"), message.get("args", {})
     if op == "start" and mode == "deep-start":
         return f'{{"id": {request_id}, "result": {_nested(100_000)}}}'
+    if op == "start" and mode == "setsid-at-start":
+        _leave_a_child()
     if op == "start":
         name = "fake\x1b[2J\x1b[H\rALL PASSED\n" if mode == "escapes" else f"hostile-{mode}"
         result = {
@@ -71,11 +82,7 @@ def reply(message: dict, mode: str) -> str:
     if not (isinstance(value, str) and value.startswith("!")):
         return correct
     if mode == "setsid-child":
-        pid = os.fork()
-        if pid == 0:
-            _child_that_stays()
-            os._exit(0)
-        os.waitpid(pid, 0)
+        _leave_a_child()
     elif mode == "late-line":
         _later('{"note": "unasked"}\n')
     elif mode == "late-twice":

@@ -306,14 +306,18 @@ def test_directories_thousands_deep_fail_the_case_and_are_removed(
 # 6. Nothing the adapter started outlives it, whatever session it moved to.
 
 
+@pytest.mark.parametrize("command", ["run", "smoke"])
 def test_a_child_in_a_session_of_its_own_ends_with_the_run(
-    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+    command: str, demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
     if not confinement():
         pytest.skip("this host gives adapters no PID namespace (not root, or no unshare)")
     pids = tmp_path / "pids"
     demo_env["MEMSPEC_FAKE_PIDS"] = str(pids)
-    result, _records = _cli_records(hostile_cmd("setsid-child"), demo_env, memspec_cli, tmp_path)
+    if command == "run":
+        result, _ = _cli_records(hostile_cmd("setsid-child"), demo_env, memspec_cli, tmp_path)
+    else:
+        result = memspec_cli("smoke", "--adapter", hostile_cmd("setsid-at-start"), env=demo_env)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     started = {int(pid) for pid in pids.read_text().split()}
     assert started  # a child for each bang
