@@ -30,16 +30,19 @@ def run_guarded(command: Callable[[], int]) -> int:
     if not hasattr(os, "fork"):
         return command()
     finished, told = os.pipe()
+    # Blocked before the fork, so that no signal meant for the run is lost in between;
+    # the child unblocks them at once, this process takes them with sigtimedwait.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _FORWARDED)
     child = os.fork()
     if child == 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(finished)
         _finish(command, told)
     os.close(told)
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(child, signum))
     try:
         status = _wait(child)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     said = os.read(finished, 1)
     os.close(finished)
     if said:
@@ -70,14 +73,23 @@ def _finish(command: Callable[[], int], told: int) -> None:
         os._exit(code & 0xFF)
 
 
+_FORWARDED = {signal.SIGINT, signal.SIGTERM}
+_SI_KERNEL = 0x80
+"""The si_code of a signal the terminal sent (Ctrl-C): to the whole foreground process
+group, the child included, so it is not sent again."""
+
+
 def _wait(child: int) -> int:
+    """The child's status once it ends; each SIGTERM, and each SIGINT not from the
+    terminal (a ``kill`` of this process), passed on to it meanwhile."""
     while True:
-        try:
-            return os.waitpid(child, 0)[1]
-        except InterruptedError:
-            continue
-        except KeyboardInterrupt:  # the child, in the same process group, got it too
-            continue
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid == child:
+            return status
+        got = signal.sigtimedwait(_FORWARDED, 0.05)
+        if got is not None and not (got.si_signo == signal.SIGINT and got.si_code == _SI_KERNEL):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, got.si_signo)
 
 
 def _status(status: int) -> str:
