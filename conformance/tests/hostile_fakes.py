@@ -141,3 +141,24 @@ class ClaimsEverMoreMutations(FileOps):
             type(self).requests += 1
             reply["mutations"] = fault["fail_mutation"] + 1
         return reply
+
+
+class LeavesASessionChild(_OnBang):
+    """Double-forks a child that leaves for a session of its own and sleeps, its pid (as
+    the host sees it) appended to the file named by ``MEMSPEC_FAKE_PIDS``."""
+
+    def bang(self, request_id: Any) -> dict[str, Any] | None:
+        told, tell = os.pipe()
+        first = os.fork()
+        if first == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.write(tell, os.readlink("/proc/self").encode())
+                time.sleep(3600)
+            os._exit(0)
+        os.waitpid(first, 0)
+        os.close(tell)
+        with open(os.environ["MEMSPEC_FAKE_PIDS"], "a", encoding="ascii") as pids:
+            pids.write(os.read(told, 32).decode() + "\n")
+        os.close(told)
+        return None

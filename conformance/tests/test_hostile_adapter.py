@@ -327,6 +327,19 @@ def test_a_child_in_a_session_of_its_own_ends_with_the_run(
     assert pids.stat().st_size == written
 
 
+def test_a_child_an_in_process_adapter_leaves_in_a_session_of_its_own_ends_with_the_run(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    demo_env["MEMSPEC_FAKE_PIDS"] = str(pids)
+    result, _ = _cli_records("python:hostile_fakes:LeavesASessionChild", demo_env, memspec_cli,
+                             tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    started = {int(pid) for pid in pids.read_text().split()}
+    assert started
+    assert not any(_alive(pid) for pid in started)
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[0]

@@ -8,15 +8,24 @@ reports are written. So the command runs in a forked child that, once the comman
 returns, says so through a pipe, runs the exit handlers (which remove the run's
 temporary folders and end its adapters) and exits at once, whatever threads are left.
 A child that ends without saying so ended early: one line, exit status 3.
+
+This process is also the run's *child subreaper* (Linux): a process the run started and
+left behind, even one that double-forked into a session of its own, becomes its child
+when its parent dies, and is killed once the run has ended. This catches what a
+``python:`` adapter leaves, and what a ``cmd:`` adapter leaves where no PID namespace
+holds it (``memspec.wire.adapters.confinement``).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import os
+import select
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable
 
@@ -29,6 +38,7 @@ def run_guarded(command: Callable[[], int]) -> int:
     """``command()``'s exit status, run in a child process (where ``fork`` exists)."""
     if not hasattr(os, "fork"):
         return command()
+    _become_subreaper()
     finished, told = os.pipe()
     # Blocked before the fork, so that no signal meant for the run is lost in between;
     # the child unblocks them at once, this process takes them with sigtimedwait.
@@ -41,9 +51,11 @@ def run_guarded(command: Callable[[], int]) -> int:
     os.close(told)
     try:
         status = _wait(child)
+        _end_strays()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    said = os.read(finished, 1)
+    # A stray that escaped the subreaper may hold the pipe open: never wait on it.
+    said = os.read(finished, 1) if select.select([finished], [], [], 1)[0] else b""
     os.close(finished)
     if said:
         return said[0]
@@ -83,13 +95,66 @@ def _wait(child: int) -> int:
     """The child's status once it ends; each SIGTERM, and each SIGINT not from the
     terminal (a ``kill`` of this process), passed on to it meanwhile."""
     while True:
-        pid, status = os.waitpid(child, os.WNOHANG)
-        if pid == child:
-            return status
+        ended = _reap()
+        if child in ended:
+            return ended[child]
         got = signal.sigtimedwait(_FORWARDED, 0.05)
         if got is not None and not (got.si_signo == signal.SIGINT and got.si_code == _SI_KERNEL):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, got.si_signo)
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _reap() -> dict[int, int]:
+    """The status of each child that has ended, by pid (the run, or a stray it left)."""
+    ended = {}
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            ended[pid] = status
+    return ended
+
+
+def _end_strays() -> None:
+    """Kill and reap every process left as this one's child (for at most 2 s: one that
+    forks as fast as it is killed is left)."""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        strays = _children()
+        if not strays:
+            return
+        for pid in strays:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+        _reap()
+
+
+def _children() -> list[int]:
+    found = []
+    me = os.getpid()
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    fields = handle.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 1 and int(fields[1]) == me and fields[0] != b"Z":
+                found.append(int(name))
+    return found
 
 
 def _status(status: int) -> str:
