@@ -6,6 +6,7 @@ waits ``wait`` seconds (so that readers beside the step see what it did), and an
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -161,4 +162,12 @@ class LeavesASessionChild(_OnBang):
         with open(os.environ["MEMSPEC_FAKE_PIDS"], "a", encoding="ascii") as pids:
             pids.write(os.read(told, 32).decode() + "\n")
         os.close(told)
+        return None
+
+
+class StopsTheRun(_OnBang):
+    """Sends SIGSTOP to the process it runs in (memspec's)."""
+
+    def bang(self, request_id: Any) -> dict[str, Any] | None:
+        os.kill(os.getpid(), signal.SIGSTOP)
         return None

@@ -67,7 +67,8 @@ def _canary(parent: Path) -> Path:
 
 
 def hostile_processes() -> list[int]:
-    """Processes of the hostile fakes still running (their command line names them)."""
+    """Processes of the hostile fakes still running: a ``cmd:`` fake, or a memspec run (or
+    a process it forked) with an in-process one; their command line names them."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
@@ -77,7 +78,7 @@ def hostile_processes() -> list[int]:
             state = Path(f"/proc/{name}/stat").read_bytes().rpartition(b")")[2].split()[0]
         except OSError:
             continue
-        if str(HOSTILE).encode() in command and state != b"Z":
+        if (str(HOSTILE).encode() in command or b"hostile_fakes" in command) and state != b"Z":
             found.append(int(name))
     return found
 
@@ -443,6 +444,15 @@ def test_an_adapter_that_signals_memspec_neither_interrupts_nor_stops_the_run(
     assert result.returncode in (0, 1), result.stdout[-2000:] + result.stderr
     assert "interrupted" not in result.stderr
     assert {case for case, r in records.items() if r["outcome"] != "passed"} <= BANGS
+
+
+def test_an_in_process_adapter_that_stops_memspec_does_not_hang_the_run(
+    demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
+) -> None:
+    result, records = _cli_records("python:hostile_fakes:StopsTheRun", demo_env, memspec_cli,
+                                   tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    assert all(record["outcome"] == "passed" for record in records.values())
 
 
 def test_a_keyboard_interrupt_raised_by_an_in_process_adapter_is_its_crash(

@@ -95,7 +95,7 @@ def _wait(child: int) -> int:
     """The child's status once it ends; each SIGTERM, and each SIGINT not from the
     terminal (a ``kill`` of this process), passed on to it meanwhile."""
     while True:
-        ended = _reap()
+        ended = _reap(child)
         if child in ended:
             return ended[child]
         got = signal.sigtimedwait(_FORWARDED, 0.05)
@@ -113,14 +113,20 @@ def _become_subreaper() -> None:
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _reap() -> dict[int, int]:
-    """The status of each child that has ended, by pid (the run, or a stray it left)."""
+def _reap(run: int = 0) -> dict[int, int]:
+    """The status of each child that has ended, by pid (the run, or a stray it left).
+    The ``run`` stopped by SIGSTOP, which only a process of the run itself sends (the
+    terminal stops with SIGTSTP), is continued: an adapter cannot hang the run so."""
     ended = {}
     with contextlib.suppress(ChildProcessError):
         while True:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG | os.WUNTRACED)
             if pid == 0:
                 break
+            if os.WIFSTOPPED(status):
+                if pid == run and os.WSTOPSIG(status) == signal.SIGSTOP:
+                    os.kill(run, signal.SIGCONT)
+                continue
             ended[pid] = status
     return ended
 

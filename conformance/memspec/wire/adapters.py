@@ -427,7 +427,8 @@ def confinement() -> tuple[str, ...]:
     and moving the child into it before it runs; a child subreaper catches orphans only
     while memspec lives and cannot tell one adapter's from another's. Without a
     namespace (not root, not Linux), ``_end_group`` still ends the adapter's session
-    and process group, and a child that leaves both is out of reach."""
+    and process group, and a child that leaves both is killed when the run ends, by
+    ``memspec run`` as its child subreaper (``memspec.cli.guard``)."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         return ()
     tool = shutil.which("unshare")
@@ -845,9 +846,9 @@ def _check_start(reply: Message) -> Handshake:
         raise ProtocolViolation("start result needs implementation {name, version, language}")
     for key in ("name", "version", "language"):
         shown = implementation[key]
-        if not shown or len(shown) > 200 or any(_unprintable(c) for c in shown):
+        if len(shown) > 200 or any(_unprintable(c) for c in shown):
             raise ProtocolViolation(
-                f"start result: implementation {key} {shown[:200]!a} must be 1 to 200 "
+                f"start result: implementation {key} {shown[:200]!a} must be at most 200 "
                 "printable characters (no control, format or line-breaking character)"
             )
     if not isinstance(version, str) or version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
