@@ -66,19 +66,25 @@ def _canary(parent: Path) -> Path:
     return canary
 
 
+# Every process these tests start inherits it, whatever session it moves to: it names the
+# processes of this test session alone among those of the host.
+TOKEN = f"MEMSPEC_HOSTILE_TOKEN=hostile-{os.getpid()}-{time.time_ns()}"
+os.environ[TOKEN.split("=")[0]] = TOKEN.split("=")[1]
+
+
 def hostile_processes() -> list[int]:
-    """Processes of the hostile fakes still running: a ``cmd:`` fake, or a memspec run (or
-    a process it forked) with an in-process one; their command line names them."""
+    """Processes these tests started (memspec runs, adapters, whatever they forked) that
+    still run."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
             continue
         try:
-            command = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_bytes().rpartition(b")")[2].split()[0]
+            environment = Path(f"/proc/{name}/environ").read_bytes().split(b"\0")
+            fields = Path(f"/proc/{name}/stat").read_bytes().rpartition(b")")[2].split()
         except OSError:
             continue
-        if (str(HOSTILE).encode() in command or b"hostile_fakes" in command) and state != b"Z":
+        if TOKEN.encode() in environment and fields[0] != b"Z":
             found.append(int(name))
     return found
 
@@ -183,13 +189,12 @@ def test_hand_over_changes_every_owner_through_a_descriptor_and_the_root_last(
         hand_over(tree, (65534, 65534))
     finally:
         watching = False
-    # (path, uid, gid, dir_fd): a name only ever relative to an open directory, never a
-    # path the adapter's user could redirect; the root itself by its descriptor, last.
+    # (path, uid, gid, dir_fd): a name only ever relative to an open directory, or an
+    # open descriptor; never a path the adapter's user could redirect. Files and links
+    # first, then each directory deepest first, the root last.
     assert len(calls) == 5
-    assert all(
-        isinstance(path, str) and "/" not in path and fd != -1 for path, _, _, fd in calls[:-1]
-    )
-    assert isinstance(calls[-1][0], int)
+    assert all(isinstance(path, int) or ("/" not in path and fd != -1) for path, _, _, fd in calls)
+    assert [isinstance(path, int) for path, _, _, _ in calls] == [False, False, True, True, True]
     assert os.stat("/etc/passwd").st_uid == 0
     assert all(p.lstat().st_uid == 65534 for p in [tree, *tree.rglob("*")])
 

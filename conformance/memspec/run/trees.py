@@ -123,18 +123,45 @@ def hand_over(root: Path, owner: tuple[int, int]) -> None:
     """Give ``root`` and everything below it (links themselves, not their targets) to
     ``owner``, so that an adapter running as that user meets the modes as its owner.
 
-    Every entry is changed relative to its directory's descriptor, never through a name
-    that a link swapped in could redirect, and the root is handed over last, so that the
-    adapter's user owns nothing of the tree while it is being walked."""
+    Every entry is changed through a descriptor (of it, or of its directory), never
+    through a path a link swapped in could redirect; and each directory is handed over
+    only once everything in it has been, deepest first and the root last, so that the
+    adapter's user can change no directory of the tree while it is being walked."""
     uid, gid = owner
     fd = open_folder(root)
     try:
-        for directory, name, _, _ in walk(fd):
+        directories = []
+        for directory, name, relative, info in walk(fd):
+            if stat.S_ISDIR(info.st_mode):
+                directories.append(relative)
+                continue
             with contextlib.suppress(OSError):
                 os.chown(name, uid, gid, dir_fd=directory, follow_symlinks=False)
+        for relative in sorted(directories, key=lambda r: -r.count("/")):
+            with contextlib.suppress(OSError):
+                inner = _open_directory_beneath(fd, relative)
+                try:
+                    os.fchown(inner, uid, gid)
+                finally:
+                    os.close(inner)
         os.fchown(fd, uid, gid)
     finally:
         os.close(fd)
+
+
+def _open_directory_beneath(top: int, relative: str) -> int:
+    """The directory ``relative`` below the directory open as ``top``, each level opened
+    from the one above without following a link."""
+    fd = os.dup(top)
+    try:
+        for name in relative.split("/"):
+            inner = os.open(name, _DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 @dataclass(frozen=True)
