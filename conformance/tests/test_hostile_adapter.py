@@ -360,10 +360,14 @@ def _alive(pid: int) -> bool:
 def test_an_in_process_adapter_that_ends_the_process_fails_the_run(
     demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path
 ) -> None:
+    scratch_tmp = tmp_path / "tmp"
+    scratch_tmp.mkdir()
+    demo_env["TMPDIR"] = str(scratch_tmp)
     result, _ = _cli_records("python:hostile_fakes:EndsTheProcess", demo_env, memspec_cli, tmp_path)
     assert result.returncode == 3
     assert "the run ended before it was done" in result.stderr
     assert "Traceback" not in result.stderr
+    assert list(scratch_tmp.iterdir()) == []  # the working directory and trees included
 
 
 def test_a_thread_an_in_process_adapter_leaves_neither_holds_the_run_nor_its_folders(

@@ -14,6 +14,11 @@ left behind, even one that double-forked into a session of its own, becomes its 
 when its parent dies, and is killed once the run has ended. This catches what a
 ``python:`` adapter leaves, and what a ``cmd:`` adapter leaves where no PID namespace
 holds it (``memspec.wire.adapters.confinement``).
+
+Every temporary folder of the run (case trees, scratch folders, the adapters' working
+directory) is made in a folder of its own that this process made and removes when the
+run has ended, however it ended: a run that an adapter ended early leaves nothing
+behind either.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ import os
 import select
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
+
+from memspec.run.trees import remove_tree
 
 __all__ = ["run_guarded"]
 
@@ -39,6 +48,9 @@ def run_guarded(command: Callable[[], int]) -> int:
     if not hasattr(os, "fork"):
         return command()
     _become_subreaper()
+    # 0711: an adapter running as another user reaches its folders inside, no more.
+    folders = Path(tempfile.mkdtemp(prefix="memspec-run-")).resolve()
+    os.chmod(folders, 0o711)
     finished, told = os.pipe()
     # Blocked before the fork, so that no signal meant for the run is lost in between;
     # the child unblocks them at once, this process takes them with sigtimedwait.
@@ -47,6 +59,7 @@ def run_guarded(command: Callable[[], int]) -> int:
     if child == 0:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(finished)
+        tempfile.tempdir = str(folders)
         _finish(command, told)
     os.close(told)
     try:
@@ -54,11 +67,16 @@ def run_guarded(command: Callable[[], int]) -> int:
         _end_strays()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        remove_tree(folders)
     # A stray that escaped the subreaper may hold the pipe open: never wait on it.
     said = os.read(finished, 1) if select.select([finished], [], [], 1)[0] else b""
     os.close(finished)
     if said:
         return said[0]
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) in _FORWARDED:
+        # Stopped before it could catch the signal (at its very start): interrupted.
+        print("memspec: interrupted", file=sys.stderr)
+        return 128 + os.WTERMSIG(status)
     print(
         "memspec: error: the run ended before it was done (an in-process adapter ended the "
         f"process, or it was killed: {_status(status)}); no report was written",
