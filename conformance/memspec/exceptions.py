@@ -51,7 +51,11 @@ class CaseFailure(MemspecError):
         self, message: str, signature: tuple[str, ...] = (), values: tuple[str, ...] = ()
     ) -> None:
         super().__init__(message)
-        self.signature = signature
+        # A name that is not UTF-8 holds lone surrogates, which no expectations file (TOML)
+        # can carry: each stands as its escape, so a signature reads back as it was written.
+        self.signature = tuple(
+            token.encode("utf-8", "backslashreplace").decode("utf-8") for token in signature
+        )
         self.values = values
 
 

@@ -58,10 +58,15 @@ def answer(message: dict, mode: str) -> dict | str | None:
         if mode == "crash":
             sys.exit(7)
         if mode == "orphan":
-            child = os.fork()
-            if child == 0:
+            told, tell = os.pipe()
+            if os.fork() == 0:
+                # Its pid as the host sees it (the adapter may run in a PID namespace of
+                # its own, where its pids differ): /proc is the host's.
+                os.write(tell, os.readlink("/proc/self").encode())
                 time.sleep(3600)
                 os._exit(0)
+            os.close(tell)
+            child = os.read(told, 32).decode()
             with open(os.environ["MEMSPEC_FAKE_PIDS"], "a", encoding="ascii") as pids:
                 pids.write(f"{child}\n")
             print("the leader leaves its child behind", file=sys.stderr, flush=True)

@@ -101,6 +101,7 @@ def stopped_run(
         text=True,
     )
     deadline = time.monotonic() + 60
+    # A case's tree, in the folder of the run's temporary folders:
     while time.monotonic() < deadline and not any(scratch.glob("memspec-run-*/memspec-*")):
         time.sleep(0.1)
     time.sleep(0.5)  # past the tree's set-up, into the call that hangs

@@ -90,14 +90,16 @@ class DiesOnce(Implementation):
 
 
 class LogsRequests(Implementation):
-    """Appends the process id and the op of every request to a log file."""
+    """Appends the process id (as the host sees it: in a PID namespace of its own, every
+    adapter is 1 to itself) and the op of every request to a log file."""
 
     def __init__(self, log: str) -> None:
         self.log = log
+        self.pid = os.readlink("/proc/self")
 
     def handle(self, message: Any) -> dict[str, Any]:
         with open(self.log, "a", encoding="utf-8") as handle:
-            handle.write(f"{os.getpid()} {message.get('op')}\n")
+            handle.write(f"{self.pid} {message.get('op')}\n")
         return super().handle(message)
 
 

@@ -119,7 +119,7 @@ def test_report_junit_and_summary_agree(
     assert failed == {"demo/echo/bang-one", "demo/echo/bang-two"}
     text = summary.read_text(encoding="utf-8")
     assert "| demo | 4 | 2 | 0 | 0 | 0 | 0 | 6 |" in text
-    assert "| protocol | 5 | 0 | 0 | 1 | 0 | 0 | 6 |" in text
+    assert "| protocol | 5 | 0 | 0 | 2 | 0 | 0 | 7 |" in text
     assert "`demo/echo/bang-one` (failed)" in text
     assert "memspec summary" in result.stdout and "FAILED demo/echo/bang-one" in result.stdout
     assert sorted(path.name for path in tmp_path.iterdir()) == ["j.xml", "r.jsonl", "s.md"]

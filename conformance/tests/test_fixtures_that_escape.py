@@ -1,6 +1,7 @@
 """One validator refuses fixture trees and steps that escape ``${ROOT}``, for ``lint`` and,
 at load, for ``run``: a tree key ``../x``, a tree symlink to an outside folder, an
-argument outside the root, a race directory outside it."""
+argument outside the root, a race directory outside it; and a tree key deeper or longer
+than any path a tree of the harness may hold."""
 
 from __future__ import annotations
 
@@ -28,6 +29,18 @@ ESCAPES: dict[str, tuple[dict[str, Any], str]] = {
             "args": {"base": "${ROOT}", "input": VIEW},
         },
         "tree: key 'a/../../x' is outside ${ROOT}",
+    ),
+    "too-deep-tree-key": (
+        {
+            "tree": {"a/" * 2999 + "x": {"text": ""}},
+            **CALL,
+            "args": {"base": "${ROOT}", "input": VIEW},
+        },
+        f"tree: key {('a/' * 30)!r}... is more than 32 levels or 1024 bytes long",
+    ),
+    "too-long-tree-key": (
+        {"tree": {"ab" * 600: {"text": ""}}, **CALL, "args": {"base": "${ROOT}", "input": VIEW}},
+        f"tree: key {('ab' * 30)!r}... is more than 32 levels or 1024 bytes long",
     ),
     "tree-symlink": (
         {

@@ -68,7 +68,7 @@ WORSE = [
     ("empties-later", "memories/create/new", "base/memories/notes.txt: mtime_ns, content changed"),
     ("mode-0666", "memories/create/new", '"mode": "0666"'),
     ("writes-beside", "memories/create/new", "outside the case: beside-${ROOT_NAME}: created"),
-    ("writes-cwd", "memories/create/new", "outside the case: adapters-cwd/stray.txt: created"),
+    ("writes-cwd", "memories/create/new", "outside the case: stray.txt: created"),
 ]
 
 

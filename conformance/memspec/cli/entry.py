@@ -21,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments != [SERVE_REFERENCE]:
         from memspec.cli.main import main as command_line
 
-        return command_line(arguments)
+        return command_line(None if argv is None else arguments)
     from memspec.wire.serve import serve_reference
 
     return serve_reference()

@@ -257,10 +257,20 @@ def _ci_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if argv is None and arguments[:1] in (["run"], ["smoke"]):
+        # memspec's own process: an in-process adapter must not be able to end it silently.
+        from memspec.cli.guard import run_guarded
+
+        return run_guarded(lambda: _main(arguments))
+    return _main(arguments)
+
+
+def _main(arguments: list[str]) -> int:
     output = GuardedOutput(sys.stdout)
     sys.stdout = cast(TextIO, output)
     try:
-        code = _dispatch(sys.argv[1:] if argv is None else list(argv))
+        code = _dispatch(arguments)
         output.flush()
     finally:
         sys.stdout = output.stream

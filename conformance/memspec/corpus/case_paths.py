@@ -40,6 +40,8 @@ from memspec.corpus.tokens import for_worker, substitute
 
 __all__ = [
     "DEVICES",
+    "FIXTURE_DEPTH",
+    "FIXTURE_KEY_BYTES",
     "PATH_TYPES",
     "OpPaths",
     "case_path_problems",
@@ -50,6 +52,12 @@ __all__ = [
 ]
 
 DEVICES = frozenset({"/dev/null", "/dev/zero"})
+FIXTURE_DEPTH = 32
+"""How many levels a tree key of a fixture may have: four times what any case needs, and
+far within what the harness walks (``memspec.run.trees.DEEPEST``)."""
+FIXTURE_KEY_BYTES = 1024
+"""How long a tree key may be: the key below a temporary directory stays well within
+the longest path the kernel takes (``PATH_MAX``, 4096 bytes)."""
 PATH_TYPES = frozenset({f"{WIRE_ID}#/$defs/path", f"{WIRE_ID}#/$defs/result-path"})
 
 _PLACEHOLDER_ROOT = "/\0root"
@@ -202,6 +210,13 @@ def _tree_problems(tree: Mapping[str, Any], where: str) -> Iterator[str]:
     for key in sorted(tree):
         if _relative_leaves_root(key):
             yield f"{where}: key {key!r} is outside ${{ROOT}}"
+        elif key.count("/") >= FIXTURE_DEPTH or len(key.encode("utf-8", "surrogatepass")) > (
+            FIXTURE_KEY_BYTES
+        ):
+            yield (
+                f"{where}: key {key[:60]!r}... is more than {FIXTURE_DEPTH} levels or "
+                f"{FIXTURE_KEY_BYTES} bytes long"
+            )
     for link, spec in sorted(tree.items()):
         target = spec.get("symlink") if isinstance(spec, Mapping) else None
         if isinstance(target, str) and _target_leaves_root(link, target):

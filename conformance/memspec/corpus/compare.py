@@ -51,6 +51,21 @@ def text_bytes(value: Any) -> bytes | None:
     return None
 
 
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest in ``value`` more than ``limit`` levels deep,
+    found without recursion (the value may come from an adapter, nested without end)."""
+    pending = [(value, 1)]
+    while pending:
+        current, depth = pending.pop()
+        if not isinstance(current, (dict, list)):
+            continue
+        if depth > limit:
+            return True
+        children = current.values() if isinstance(current, dict) else current
+        pending.extend((child, depth + 1) for child in children)
+    return False
+
+
 def decode_text(value: Any) -> Any:
     """``value`` with each text in one form: a string wherever its bytes are UTF-8, and
     standard, padded ``{"base64": ...}`` otherwise.

@@ -70,8 +70,8 @@ def load_expectations(path: Path, *, rewriting: bool = False) -> dict[str, Expec
         raise UsageError(f"expectations file {path}: cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"expectations file {path}: not valid TOML: {exc}") from exc
-    except RecursionError as exc:
-        raise UsageError(f"expectations file {path}: nested too deeply") from exc
+    except RecursionError:
+        raise UsageError(f"expectations file {path}: nested too deeply to read") from None
     unknown = set(data) - {"expected_failure"}
     if unknown:
         raise UsageError(

@@ -41,7 +41,10 @@ def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     try:
         settle_in_time()
     finally:
-        adapter.close()
+        try:
+            adapter.close()
+        finally:
+            state.problems.extend(f"protocol: {line}" for line in adapter.late_output)
 
 
 @pytest.fixture

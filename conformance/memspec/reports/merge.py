@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memspec.corpus.compare import nested_deeper_than
 from memspec.corpus.profiles import PROTOCOL
 from memspec.exceptions import UsageError
 from memspec.reports.report import HARNESS_FAULT, OUTCOMES, CaseRecord, nothing_ran
@@ -185,6 +186,8 @@ def load_run(path: Path) -> RunReport:
             continue
         try:
             data = json.loads(line)
+        except RecursionError:
+            raise UsageError(f"{path}: line {number} is nested too deeply to read") from None
         except json.JSONDecodeError:
             if header is not None and number == len(lines):
                 raise UsageError(
@@ -202,11 +205,16 @@ def load_run(path: Path) -> RunReport:
         assert run is not None
         if run.footer:
             raise UsageError(f"{path}: line {number} follows the footer; not one report")
+        if nested_deeper_than(data, _DEEPEST):
+            raise UsageError(f"{path}: line {number} nests more than {_DEEPEST} levels deep")
         if kind == "case":
             if not isinstance(data.get("id"), str) or data.get("outcome") not in OUTCOMES:
                 raise UsageError(
                     f"{path}: line {number}: a case record without an id or a known outcome"
                 )
+            wrong = _mistyped(data)
+            if wrong:
+                raise UsageError(f"{path}: line {number}: a case record whose {wrong}")
             if data["id"] in seen:
                 raise UsageError(f"{path}: line {number}: case {data['id']!r} appears twice")
             seen.add(data["id"])
@@ -219,6 +227,24 @@ def load_run(path: Path) -> RunReport:
         raise UsageError(f"{path}: empty; not a memspec report")
     _check_complete(run)
     return run
+
+
+_DEEPEST = 32
+"""How deeply a line of a report may nest: a record nests four levels at most."""
+_TEXTS = ("message", "profile", "kind", "description")
+_TEXT_LISTS = ("requirements", "ops", "signature")
+
+
+def _mistyped(record: dict[str, Any]) -> str:
+    """What of a case record has a type no report gives it (empty when none does)."""
+    for key in _TEXTS:
+        if key in record and not isinstance(record[key], str):
+            return f"{key!r} is not text"
+    for key in _TEXT_LISTS:
+        value = record.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            return f"{key!r} is not a list of texts"
+    return ""
 
 
 def _check_complete(run: RunReport) -> None:

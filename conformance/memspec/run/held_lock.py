@@ -60,7 +60,10 @@ def run_while_held(
     """Run ``call`` in another thread while holding ``lock``; its reply and what changed
     in the tree before the lock was let go."""
     target = _lock_target(root, lock.path)
-    fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC)
+    try:  # the tree is the adapter's: never follow a link, never wait on a FIFO
+        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise CaseFault(f"hold_lock: cannot open {lock.path}: {exc.strerror}") from exc
     replies: list[Response] = []
     faults: list[BaseException] = []
 

@@ -55,7 +55,10 @@ __all__ = [
     "run_crash_points",
 ]
 
-CRASH_POINTS_AT_MOST = 10_000
+CRASH_POINTS_AT_MOST = 256
+"""How many mutations of one step the harness fails in turn (spec/protocol.md, crash
+points): far more than any case's step makes, and few enough that an adapter claiming
+ever more mutations ends its case in bounded time instead of holding the run."""
 _T = TypeVar("_T")
 # A round of a fast case catches a torn or unlocked write about one time in two at worst
 # (a reader beside a create of the Python SDK, benchmarks/race_catch_rate.py): 25 rounds
@@ -565,7 +568,7 @@ def _step_replies(
     if step.race is not None:
         _run_race_step(context, step, adapter, workdir, index, args)
         return failures, responses
-    with watching(step.readers, workdir) as watch:
+    with watching(step.readers, workdir, adapter.tree_owner) as watch:
         if step.concurrent is not None:
             responses = _run_concurrent(adapter, step, args, context.root)
         elif step.hold_lock is not None:
@@ -910,4 +913,9 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                     )
                 if failures:
                     raise context.fail_all(step, index, failures, args)
-    raise CaseFailure(f"{case.id}: more than {CRASH_POINTS_AT_MOST} mutations")
+    raise CaseFailure(
+        f"{case.id}: the step still attempted {CRASH_POINTS_AT_MOST} mutations or more with "
+        f"mutation {CRASH_POINTS_AT_MOST} failing; the protocol bounds a step to "
+        f"{CRASH_POINTS_AT_MOST} crash points",
+        signature=(f"step {index + 1}: more than {CRASH_POINTS_AT_MOST} mutations",),
+    )

@@ -5,23 +5,28 @@ The folder is a fresh temporary directory of the run's folder
 (``memspec.wire.working_directory``; symlinks in its path resolved). It holds what the
 caller puts in it, is handed to the ``--tree-owner`` user before the adapter sees it, so
 that modes bind the adapter as they bind an owner, and is removed afterwards whatever
-modes the adapter left behind, without following any link.
+modes the adapter left behind, without following any link. Every walk of a folder the
+adapter can write goes through descriptors opened without following a link
+(``memspec.run.trees.walk``), never through a name.
 
 What the adapter did outside the folder is checked when it ends, whether the case
-passed or failed: an adapter that put something else in the folder's place, changed its
-working directory, or created, changed or removed anything else in the run's folder
-fails the case, and these changes are added to a failure the case had already.
+passed or failed: an adapter that put something else in the folder's place (a link, or
+another directory), changed its working directory, or created anything else in the
+run's folder fails the case, and these changes are added to a failure the case had
+already.
 
-A case's tree (``settle=True``) is read once more as the case ends and then kept a
-while (``SETTLE_S``) before it is read again and removed: a change made after the last
-reply (a write that an adapter left for later) is a late change of that case
-(``late_changes``), which the run reports against it.
+A case's tree (``settle=CASE_ID``) is kept a while after the case (``SETTLE_S``) before it
+is read again and removed: a change made after the last reply (a write that an adapter
+left for later) is a late change of that case (``settle``), which the run reports
+against it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -31,7 +36,10 @@ from pathlib import Path
 from memspec.exceptions import CaseFailure, CaseFault, no_answer
 from memspec.run.trees import (
     Entry,
+    empty_folder,
     hand_over,
+    open_folder,
+    read_folder,
     read_tree,
     remove_tree,
     replaced_root,
@@ -39,15 +47,15 @@ from memspec.run.trees import (
 )
 from memspec.wire.adapters import Adapter
 from memspec.wire.working_directory import (
-    WORKING_DIRECTORY_NAME,
+    WORKING_NAME,
     made_working_directory,
+    remake_working_directory,
     run_folder,
 )
 
 __all__ = [
     "SETTLE_S",
     "LateChange",
-    "late_changes",
     "open_folders",
     "scratch_folder",
     "settle",
@@ -59,6 +67,8 @@ SETTLE_S = 1.5
 """How long a case's tree is kept after the case, to see whether it still changes."""
 
 _OPEN: list[Path] = []
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+_REPLACED = "replaced the folder"
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,7 @@ class LateChange:
 class _Settling:
     case_id: str
     folder: Path
+    identity: tuple[int, int]
     tree: dict[str, Entry]
     ended: float
 
@@ -87,23 +98,77 @@ def open_folders() -> list[Path]:
 
 
 def stray_changes() -> list[str]:
-    """What appeared in the adapters' working directory, and what appeared beside the
-    folders in use in the run's folder, since it was last emptied, one line per path;
-    each emptied again."""
+    """What appeared in the adapters' working directory (named relative to it), or
+    beside it in the run's folder (named with ``../``), since it was last emptied, one
+    line per path; and the run's folder made as it was again: the working directory
+    empty, nothing beside it but the folders in use. Read and emptied through one
+    descriptor of the run's folder, so that a folder swapped for a link while this runs
+    is never followed."""
     folder = made_working_directory()
     if folder is None:
         return []
-    changes = [f"{WORKING_DIRECTORY_NAME}/{line}" for line in tree_changes({}, read_tree(folder))]
-    if changes:
-        for name in os.listdir(folder):
-            remove_tree(folder / name)
-    run = folder.parent
-    known = {WORKING_DIRECTORY_NAME, *(p.name for p in _OPEN), *(s.folder.name for s in _SETTLING)}
-    for name in sorted(set(os.listdir(run)) - known):
-        entries = tree_changes({}, read_tree(run / name)) if (run / name).is_dir() else []
-        changes.append(f"{name}: created" + (f" ({len(entries)} entries)" if entries else ""))
-        remove_tree(run / name)
+    keep = {p.name for p in _OPEN} | {s.folder.name for s in _SETTLING}
+    area = open_folder(folder.parent)
+    try:
+        changes: list[str] = []
+        try:
+            for name in sorted(set(os.listdir(area)) - keep):
+                if name == WORKING_NAME and _is_directory(area, name):
+                    working = _open_directory(area, name)
+                    try:
+                        changes += tree_changes({}, read_folder(working))
+                    finally:
+                        os.close(working)
+                else:
+                    changes.append(f"../{name}: created")
+        except CaseFailure:  # too deep to read: emptied all the same
+            _restore(area, keep, ["(unread)"])
+            raise
+        return _restore(area, keep, changes)
+    finally:
+        os.close(area)
+
+
+def _open_directory(parent: int, name: str) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+
+
+def _restore(area: int, keep: set[str], changes: list[str]) -> list[str]:
+    for name in set(os.listdir(area)) - keep:
+        if name == WORKING_NAME and _is_directory(area, name):
+            if changes:
+                working = _open_directory(area, name)
+                try:
+                    empty_folder(working)
+                finally:
+                    os.close(working)
+            continue
+        _remove_entry(area, name)
+    if not _is_directory(area, WORKING_NAME):
+        changes.append(f"../{WORKING_NAME}: removed or replaced")
+        remake_working_directory(area)
     return changes
+
+
+def _is_directory(area: int, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=area, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _remove_entry(parent: int, name: str) -> None:
+    if not _is_directory(parent, name):
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=parent)
+        return
+    with contextlib.suppress(OSError):
+        fd = _open_directory(parent, name)
+        try:
+            empty_folder(fd)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=parent)
 
 
 @contextlib.contextmanager
@@ -121,28 +186,43 @@ def scratch_folder(
     names the case, kept ``SETTLE_S`` to see whether it still changes."""
     settle_older()
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base or run_folder())).resolve()
+    identity = _identity(folder)
     kept = False
     try:
-        for relative, content in (files or {}).items():
-            target = folder / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-        if fill is not None:
-            fill(folder)
+        try:
+            for relative, content in (files or {}).items():
+                target = folder / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content)
+            if fill is not None:
+                fill(folder)
+        except OSError as exc:
+            if exc.errno not in _FULL:
+                raise
+            # Only an adapter writes without bound on this disk during a run.
+            raise CaseFault(
+                f"cannot build the case's folder: {exc.strerror} (a disk the adapter "
+                "filled, or a quota it used up)"
+            ) from exc
         if adapter.tree_owner is not None:
             hand_over(folder, adapter.tree_owner)
         _OPEN.append(folder)
         try:
             yield folder
         except (CaseFailure, CaseFault) as failure:
-            stray = _beside(folder)
-            kept = _keep(settle, folder)
+            stray = _beside(folder, identity)
+            kept = _keep(settle, folder, identity)
             if stray:
                 raise _with_stray(failure, stray, folder) from failure
             raise
+        except Exception as exc:
+            # Whatever broke, a folder put in the case's place says why.
+            if _replaced(folder, identity) is not None:
+                raise _with_stray(None, _beside(folder, identity), folder) from exc
+            raise
         else:
-            stray = _beside(folder)
-            kept = _keep(settle, folder)
+            stray = _beside(folder, identity)
+            kept = _keep(settle, folder, identity)
             if stray:
                 raise _with_stray(None, stray, folder)
         finally:
@@ -152,20 +232,24 @@ def scratch_folder(
             remove_tree(folder)
 
 
-def _keep(case_id: str | None, folder: Path) -> bool:
-    """Keep the tree of ``case_id`` to read it again later; False when there is none, or
-    when the folder is no longer a directory of its own."""
-    if case_id is None or replaced_root(folder) is not None:
-        return False
-    _SETTLING.append(_Settling(case_id, folder, read_tree(folder), time.monotonic()))
-    return True
+def _identity(folder: Path) -> tuple[int, int]:
+    info = os.lstat(folder)
+    return info.st_dev, info.st_ino
 
 
-def _beside(folder: Path) -> list[str]:
+def _replaced(folder: Path, identity: tuple[int, int]) -> str | None:
+    """What stands in the place of the case's folder, when it is not the folder made."""
+    replaced = replaced_root(folder)
+    if replaced is None and _identity(folder) != identity:
+        replaced = "another directory"
+    return replaced
+
+
+def _beside(folder: Path, identity: tuple[int, int]) -> list[str]:
     """What the adapter changed outside ``folder``: its place, its working directory and
     the run's folder."""
     stray = stray_changes()
-    replaced = replaced_root(folder)
+    replaced = _replaced(folder, identity)
     if replaced is not None:
         stray.insert(0, f"the adapter replaced the folder of the case with {replaced}")
     return stray
@@ -183,7 +267,10 @@ def _with_stray(
         "or the run's folder beside it)",
         *(f"  {line}" for line in stray),
     ]
-    tokens = tuple(f"outside the case: {line}" for line in stray)
+    tokens = tuple(
+        _REPLACED if "replaced the folder of the case" in line else f"outside the case: {line}"
+        for line in stray
+    )
     if failure is None:
         return CaseFailure("\n".join(lines), tokens, ("",) * len(tokens))
     signature = failure.signature or ()
@@ -197,16 +284,35 @@ def _with_stray(
     )
 
 
+def _keep(case_id: str | None, folder: Path, identity: tuple[int, int]) -> bool:
+    """Keep the tree of ``case_id`` to read it again later; False when there is none, or
+    when the folder is no longer the one made."""
+    if case_id is None or _replaced(folder, identity) is not None:
+        return False
+    try:
+        tree = read_tree(folder)
+    except CaseFailure:
+        return False
+    _SETTLING.append(_Settling(case_id, folder, identity, tree, time.monotonic()))
+    return True
+
+
 def settle_older(age: float = SETTLE_S) -> None:
     """Read again and remove each kept tree whose case ended at least ``age`` ago; a
     tree that changed since is a late change of its case."""
     now = time.monotonic()
     for kept in [s for s in _SETTLING if now - s.ended >= age]:
         _SETTLING.remove(kept)
-        try:
-            changes = tree_changes(kept.tree, read_tree(kept.folder))
-        except CaseFailure as exc:
-            changes = [str(exc)]
+        replaced = (
+            _replaced(kept.folder, kept.identity) if os.path.lexists(kept.folder) else "nothing"
+        )
+        if replaced is not None:
+            changes = [f"the case's folder was replaced by {replaced}"]
+        else:
+            try:
+                changes = tree_changes(kept.tree, read_tree(kept.folder))
+            except CaseFailure as exc:
+                changes = [str(exc)]
         if changes:
             _LATE.append(LateChange(kept.case_id, tuple(changes)))
         remove_tree(kept.folder)
@@ -223,13 +329,6 @@ def settle_in_time() -> None:
 def settle() -> list[LateChange]:
     """Settle every kept tree now, and return (and forget) the late changes found."""
     settle_older(0.0)
-    found = list(_LATE)
-    _LATE.clear()
-    return found
-
-
-def late_changes() -> list[LateChange]:
-    """The late changes found so far, forgotten once returned."""
     found = list(_LATE)
     _LATE.clear()
     return found

@@ -7,11 +7,12 @@ import contextlib
 import fnmatch
 import functools
 import os
+import secrets
 import socket
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,17 +24,25 @@ from memspec.judge.messages import abridge, describe_difference, visible
 from memspec.wire.instants import parse_instant
 
 __all__ = [
+    "DEEPEST",
     "DEFAULT_MTIME",
     "Entry",
+    "TooDeep",
     "compare_tree",
+    "empty_folder",
     "hand_over",
     "ignored",
     "materialise",
+    "open_beneath",
+    "open_folder",
+    "read_bounded",
+    "read_folder",
     "read_tree",
     "remove_tree",
     "replaced_root",
     "tmp_case_sensitive",
     "tree_changes",
+    "walk",
 ]
 
 DEFAULT_MTIME = "2026-01-01T00:00:00Z"
@@ -112,12 +121,47 @@ def _bind_socket(target: Path) -> None:
 
 def hand_over(root: Path, owner: tuple[int, int]) -> None:
     """Give ``root`` and everything below it (links themselves, not their targets) to
-    ``owner``, so that an adapter running as that user meets the modes as its owner."""
+    ``owner``, so that an adapter running as that user meets the modes as its owner.
+
+    Every entry is changed through a descriptor (of it, or of its directory), never
+    through a path a link swapped in could redirect; and each directory is handed over
+    only once everything in it has been, deepest first and the root last, so that the
+    adapter's user can change no directory of the tree while it is being walked."""
     uid, gid = owner
-    os.lchown(root, uid, gid)
-    for directory, dirnames, filenames in os.walk(root):
-        for name in (*dirnames, *filenames):
-            os.lchown(os.path.join(directory, name), uid, gid)
+    fd = open_folder(root)
+    try:
+        directories = []
+        for directory, name, relative, info in walk(fd):
+            if stat.S_ISDIR(info.st_mode):
+                directories.append(relative)
+                continue
+            with contextlib.suppress(OSError):
+                os.chown(name, uid, gid, dir_fd=directory, follow_symlinks=False)
+        for relative in sorted(directories, key=lambda r: -r.count("/")):
+            with contextlib.suppress(OSError):
+                inner = _open_directory_beneath(fd, relative)
+                try:
+                    os.fchown(inner, uid, gid)
+                finally:
+                    os.close(inner)
+        os.fchown(fd, uid, gid)
+    finally:
+        os.close(fd)
+
+
+def _open_directory_beneath(top: int, relative: str) -> int:
+    """The directory ``relative`` below the directory open as ``top``, each level opened
+    from the one above without following a link."""
+    fd = os.dup(top)
+    try:
+        for name in relative.split("/"):
+            inner = os.open(name, _DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 @dataclass(frozen=True)
@@ -151,58 +195,146 @@ def replaced_root(root: Path) -> str | None:
     return None if stat.S_ISDIR(info.st_mode) else "something that is not a directory"
 
 
-def read_tree(root: Path) -> dict[str, Entry]:
-    """Every path below ``root``, keyed by '/'-separated path. Nothing is followed: each
-    directory is opened from its parent's descriptor without following a link, so a
-    link swapped in anywhere, the root included, is read as the link it is. Raises
-    CaseFailure when ``root`` itself is no longer a directory."""
-    found: dict[str, Entry] = {}
+DEEPEST = 128
+"""How many directory levels below a tree's root the harness walks: a fixture stays far
+from it (``memspec lint`` keeps tree keys to
+``memspec.corpus.case_paths.FIXTURE_DEPTH`` levels), and an adapter
+that goes deeper fails its case instead of exhausting the harness's stack or its
+descriptors."""
+
+
+class TooDeep(CaseFailure):
+    """A tree holds directories more than ``DEEPEST`` levels deep."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"the tree holds directories more than {DEEPEST} levels deep ({abridge(path, 120)})",
+            signature=("too deep",),
+        )
+
+
+def open_folder(root: Path) -> int:
+    """A descriptor of the directory ``root``, opened without following a link; raises
+    CaseFailure when something else stands in its place."""
     replaced = replaced_root(root)
     if replaced is not None:
         raise CaseFailure(f"the directory {root} was replaced by {replaced}")
     try:
-        fd = os.open(root, _DIRECTORY)
-    except OSError:
-        return found
-    try:
-        _visit(fd, "", found)
-    finally:
-        os.close(fd)
-    return found
+        return os.open(root, _DIRECTORY)
+    except OSError as exc:
+        raise CaseFailure(f"the directory {root} cannot be opened: {exc.strerror}") from exc
 
 
-def _visit(fd: int, prefix: str, found: dict[str, Entry]) -> None:
+def walk(top: int) -> Iterator[tuple[int, str, str, os.stat_result]]:
+    """Every entry below the directory open as ``top``, parents first: the descriptor of
+    its directory, its name, its '/'-separated path and its own status (a link's, never
+    its target's). Each directory is opened from its parent's descriptor without
+    following a link; at most ``DEEPEST`` are open at once (raises TooDeep below that)."""
+    stack: list[tuple[int, str, Iterator[str]]] = [(top, "", iter(_names(top)))]
     try:
-        names = sorted(os.listdir(fd))
-    except OSError:
-        return
-    for name in names:
-        relative = prefix + name
-        try:
-            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-        except OSError:  # gone since the listing
-            continue
-        mode = stat.S_IMODE(info.st_mode)
-        if stat.S_ISLNK(info.st_mode):
-            found[relative] = Entry(
-                "symlink", mode, info.st_mtime_ns, target=os.readlink(name, dir_fd=fd)
-            )
-        elif stat.S_ISDIR(info.st_mode):
-            found[relative] = Entry("dir", mode, info.st_mtime_ns)
+        while stack:
+            fd, prefix, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                stack.pop()
+                if fd != top:
+                    os.close(fd)
+                continue
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:  # gone since the listing
+                continue
+            yield fd, name, prefix + name, info
+            if not stat.S_ISDIR(info.st_mode):
+                continue
+            if len(stack) >= DEEPEST:
+                raise TooDeep(prefix + name)
             try:
                 inner = os.open(name, _DIRECTORY, dir_fd=fd)
             except OSError:
                 continue
-            try:
-                _visit(inner, relative + "/", found)
-            finally:
-                os.close(inner)
+            stack.append((inner, f"{prefix}{name}/", iter(_names(inner))))
+    finally:
+        for fd, _, _ in stack:
+            if fd != top:
+                os.close(fd)
+
+
+def _names(fd: int) -> list[str]:
+    try:
+        return sorted(os.listdir(fd))
+    except OSError:
+        return []
+
+
+def open_beneath(root: Path, relative: str) -> int:
+    """A descriptor of the regular file or other non-directory ``relative`` below the
+    directory ``root``, reached through descriptors without following a link anywhere
+    (a link is refused with ELOOP) and without blocking (a FIFO opens at once)."""
+    *parents, last = relative.split("/")
+    fd = os.open(root, _DIRECTORY)
+    try:
+        for name in parents:
+            inner = os.open(name, _DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(last, _FILE, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def read_bounded(fd: int, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of the file open as ``fd``; None when it holds more."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+    return None
+
+
+def read_tree(root: Path) -> dict[str, Entry]:
+    """Every path below ``root``, keyed by '/'-separated path. Nothing is followed: each
+    directory is opened from its parent's descriptor without following a link, so a
+    link swapped in anywhere, the root included, is read as the link it is. Raises
+    CaseFailure when ``root`` itself is no longer a directory.
+
+    A tree handed to another user (``--tree-owner``) is read as that user could read
+    it: the content of a file its user does not own (a link the adapter made to a file
+    of the host) is never read, so that no byte of it reaches a report."""
+    fd = open_folder(root)
+    try:
+        owner = os.fstat(fd).st_uid
+        return read_folder(fd, None if owner == os.geteuid() else owner)
+    finally:
+        os.close(fd)
+
+
+def read_folder(fd: int, owner: int | None = None) -> dict[str, Entry]:
+    """``read_tree`` of the directory open as ``fd``; only the files ``owner`` owns are
+    read, when it is given."""
+    found: dict[str, Entry] = {}
+    for directory, name, relative, info in walk(fd):
+        mode = stat.S_IMODE(info.st_mode)
+        if stat.S_ISLNK(info.st_mode):
+            found[relative] = Entry(
+                "symlink", mode, info.st_mtime_ns, target=_link_target(directory, name)
+            )
+        elif stat.S_ISDIR(info.st_mode):
+            found[relative] = Entry("dir", mode, info.st_mtime_ns)
         elif stat.S_ISREG(info.st_mode):
             found[relative] = Entry(
                 "file",
                 mode,
                 info.st_mtime_ns,
-                content=_read(fd, name),
+                content=(
+                    _read(directory, name)
+                    if owner is None or info.st_uid == owner
+                    else b"<a file the tree's owner does not own: not read>"
+                ),
                 inode=(info.st_dev, info.st_ino),
             )
         elif stat.S_ISSOCK(info.st_mode):
@@ -211,6 +343,14 @@ def _visit(fd: int, prefix: str, found: dict[str, Entry]) -> None:
             found[relative] = Entry("fifo", mode, info.st_mtime_ns)
         else:
             found[relative] = Entry("other", mode, info.st_mtime_ns)
+    return found
+
+
+def _link_target(directory: int, name: str) -> str:
+    try:
+        return os.readlink(name, dir_fd=directory)
+    except OSError:  # replaced since it was looked at
+        return ""
 
 
 def _read(directory: int, name: str) -> bytes:
@@ -491,22 +631,59 @@ def remove_tree(root: Path) -> None:
 
 def _remove_directory(parent: int, name: str) -> None:
     """Empty and remove the directory ``name`` of ``parent``, if it is one."""
-    with contextlib.suppress(OSError):
+    try:
         fd = _open_writable(parent, name)
-        try:
-            for inner in os.listdir(fd):
-                try:
-                    kind = os.stat(inner, dir_fd=fd, follow_symlinks=False).st_mode
-                except OSError:
-                    continue
-                if stat.S_ISDIR(kind):
-                    _remove_directory(fd, inner)
-                else:
-                    with contextlib.suppress(OSError):
-                        os.unlink(inner, dir_fd=fd)
-        finally:
-            os.close(fd)
+    except OSError:
+        return
+    try:
+        empty_folder(fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):
         os.rmdir(name, dir_fd=parent)
+
+
+def empty_folder(top: int) -> None:
+    """Remove everything below the directory open as ``top``, each entry relative to its
+    directory's descriptor and no link followed. Without recursion, however deep the
+    tree: a directory ``DEEPEST`` levels down is first moved up into ``top`` (by
+    descriptors too), so that no more than ``DEEPEST`` descriptors are ever open."""
+    stack: list[tuple[int, str, Iterator[str]]] = [(top, "", iter(_names(top)))]
+    hoisted = False
+    try:
+        while stack:
+            fd, name, names = stack[-1]
+            inner = next(names, None)
+            if inner is None:
+                stack.pop()
+                if fd != top:
+                    os.close(fd)
+                    with contextlib.suppress(OSError):
+                        os.rmdir(name, dir_fd=stack[-1][0])
+                elif hoisted:  # what was moved up is removed in another pass
+                    hoisted = False
+                    stack.append((top, "", iter(_names(top))))
+                continue
+            try:
+                mode = os.stat(inner, dir_fd=fd, follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISDIR(mode):
+                with contextlib.suppress(OSError):
+                    os.unlink(inner, dir_fd=fd)
+            elif len(stack) >= DEEPEST:
+                with contextlib.suppress(OSError):
+                    moved = f".memspec-deep-{secrets.token_hex(8)}"
+                    os.rename(inner, moved, src_dir_fd=fd, dst_dir_fd=top)
+                    hoisted = True
+            else:
+                with contextlib.suppress(OSError):
+                    child = _open_writable(fd, inner)
+                    stack.append((child, inner, iter(_names(child))))
+    finally:
+        for fd, _, _ in stack:
+            if fd != top:
+                os.close(fd)
 
 
 def _open_writable(parent: int, name: str) -> int:

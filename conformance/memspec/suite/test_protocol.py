@@ -11,7 +11,7 @@ from memspec.corpus.cases import load_cases
 from memspec.corpus.op_schemas import ops_with_schemas
 from memspec.corpus.registry import suite_case
 from memspec.corpus.tokens import substitute
-from memspec.run.runner import case_tree, not_claimed_reason
+from memspec.run.runner import CRASH_POINTS_AT_MOST, case_tree, not_claimed_reason
 from memspec.suite._support import expect_equal
 from memspec.wire.adapters import Adapter
 from memspec.wire.protocol import message_errors
@@ -143,6 +143,24 @@ def test_a_request_with_a_fault_is_answered_with_a_mutation_count(memspec_adapte
         mutations = reply.get("mutations")
         assert type(mutations) is int and mutations >= 0, (
             "a reply to a request with a fault says how many mutations it attempted"
+        )
+
+
+@suite_case("protocol/fault/fewer-mutations-past-the-last", "PROTOCOL-FAULT-002", kind="protocol")
+def test_a_fault_past_the_last_mutation_is_answered_with_fewer(memspec_adapter: Adapter) -> None:
+    """Failing mutation k of a request that makes fewer than k attempts fewer than k: the
+    harness's enumeration of crash points ends there, within its bound."""
+    if "fault-injection" not in memspec_adapter.handshake.capabilities:
+        pytest.skip("not claimed: capability fault-injection")
+    past = CRASH_POINTS_AT_MOST + 1
+    for profile in memspec_adapter.handshake.profiles:
+        op = f"{profile}.constants"
+        reply = memspec_adapter.raw_request(
+            {"id": f"past-{profile}", "op": op, "args": {}, "fault": {"fail_mutation": past}}
+        )
+        mutations = reply.get("mutations")
+        assert type(mutations) is int and 0 <= mutations < past, (
+            "a reply to a request failing a mutation past its last attempts fewer mutations"
         )
 
 

@@ -21,15 +21,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
+import unicodedata
 import weakref
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from memspec import PROTOCOL_VERSION
-from memspec.corpus.compare import decode_text
+from memspec.corpus.compare import decode_text, nested_deeper_than
 from memspec.exceptions import (
     AdapterBroken,
     AdapterCrashed,
@@ -39,7 +41,11 @@ from memspec.exceptions import (
     UsageError,
 )
 from memspec.wire.protocol import ERROR_KINDS
-from memspec.wire.working_directory import answering_in_it, working_directory
+from memspec.wire.working_directory import (
+    answering_in_it,
+    owner_of_working_directory,
+    working_directory,
+)
 
 __all__ = [
     "DEFAULT_MAX_REPLY_BYTES",
@@ -63,6 +69,12 @@ _STOP_TIMEOUT_S = 2.0
 # A read of a megabyte allocates (and maps) a megabyte for a reply of a hundred bytes:
 # 64 KiB keeps a round trip a third cheaper, and a long reply is still read linearly.
 _READ_CHUNK = 64 * 1024
+DEEPEST_REPLY = 128
+"""How deeply arrays and objects may nest in a reply: past what any case expects (a
+fixture nests at most 100 deep), and well within what every check of a reply follows."""
+_STDERR_KEPT = 64 * 1024
+"""How much of an adapter's stderr is kept (its last bytes): enough for the message of a
+crash, never the disk of the host."""
 
 
 Message = dict[str, Any]
@@ -94,19 +106,29 @@ class InProcessConnection:
     def __init__(self, handler: Any, description: str) -> None:
         self._handler = handler
         self.description = description
+        _count_interrupts()
 
     def request(self, message: Message, timeout_s: float) -> Message:
+        interrupts = _INTERRUPTS[0]
         try:
             with answering_in_it():
                 reply = self._handler.handle(json.loads(json.dumps(message)))
-        except Exception as exc:  # an in-process adapter's crash is its fault, not ours
+        except KeyboardInterrupt:
+            if _INTERRUPTS[0] != interrupts:  # the user's Ctrl-C, which ends the run
+                raise
+            raise AdapterCrashed("handle() raised KeyboardInterrupt, no interrupt came") from None
+        except (Exception, SystemExit) as exc:  # an in-process adapter's crash is its fault
             raise AdapterCrashed(f"handle() raised {type(exc).__name__}: {exc}") from exc
         try:
             decoded = json.loads(json.dumps(reply))
+        except RecursionError as exc:
+            raise ProtocolViolation("reply is nested too deeply to serialise") from exc
         except (TypeError, ValueError) as exc:
             raise ProtocolViolation(f"reply is not JSON-serialisable: {exc}") from exc
         if not isinstance(decoded, dict):
-            raise ProtocolViolation(f"reply is not a JSON object: {decoded!r}")
+            raise ProtocolViolation(f"reply is not a JSON object: {abridged(decoded)}")
+        if nested_deeper_than(decoded, DEEPEST_REPLY):
+            raise ProtocolViolation(f"reply nested more than {DEEPEST_REPLY} levels deep")
         return decoded
 
     def unasked_output(self) -> bytes:
@@ -114,6 +136,98 @@ class InProcessConnection:
 
     def close(self) -> None:
         return None
+
+
+_INTERRUPTS = [0]
+"""How many interrupts (SIGINT) the process received, once counting began: a
+KeyboardInterrupt raised by an in-process adapter while none came is the adapter's."""
+
+
+def _count_interrupts() -> None:
+    """Count each SIGINT before Python's own handler raises KeyboardInterrupt for it
+    (once, from the main thread, while that handler is the one in place)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+
+    def counting(signum: int, frame: Any) -> None:
+        _INTERRUPTS[0] += 1
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, counting)
+
+
+def abridged(value: Any) -> str:
+    """A value of a reply shown in at most 500 characters, whatever its depth."""
+    try:
+        return json.dumps(value)[:500]
+    except (RecursionError, TypeError, ValueError):
+        return f"({type(value).__name__} nested too deeply to show)"
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise _Duplicate(f"an object of the reply has the member {twice!r} twice")
+    return found
+
+
+def decode_reply(raw: bytes) -> Any:
+    """A reply line as JSON; a ProtocolViolation when it is not, when an object names a
+    member twice (which value counts would be up to the reader), or when it nests
+    deeper than ``DEEPEST_REPLY``."""
+    try:
+        decoded = json.loads(raw, object_pairs_hook=_unique_members)
+    except _Duplicate as exc:
+        raise ProtocolViolation(f"{exc}: {raw[:500]!r}") from None
+    except RecursionError:
+        raise ProtocolViolation(
+            f"adapter printed JSON nested too deeply to read: {raw[:200]!r}"
+        ) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProtocolViolation(f"adapter printed a line that is not JSON: {raw[:500]!r}") from exc
+    if nested_deeper_than(decoded, DEEPEST_REPLY):
+        raise ProtocolViolation(f"reply nested more than {DEEPEST_REPLY} levels deep")
+    return decoded
+
+
+class _StderrTail:
+    """The last ``_STDERR_KEPT`` bytes an adapter wrote to stderr, read by a thread of
+    its own so that the adapter never blocks on a full pipe and nothing grows."""
+
+    def __init__(self, fd: int) -> None:
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(fd,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, fd: int) -> None:
+        try:
+            while chunk := os.read(fd, _READ_CHUNK):
+                with self._lock:
+                    self._chunks.append(chunk)
+                    self._size += len(chunk)
+                    while self._size - len(self._chunks[0]) >= _STDERR_KEPT:
+                        self._size -= len(self._chunks.popleft())
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def tail(self, limit: int) -> bytes:
+        with self._lock:
+            return b"".join(self._chunks)[-limit:]
+
+    def join(self, timeout_s: float) -> None:
+        self._thread.join(timeout_s)
 
 
 class SubprocessConnection:
@@ -128,19 +242,26 @@ class SubprocessConnection:
     ):
         self.description = description
         self.max_reply_bytes = max_reply_bytes
-        self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        confined = confinement()
+        if confined and shutil.which(argv[0]) is None:  # unshare would run, then fail
+            raise AdapterBroken(f"cannot start {description}: no program {argv[0]!r}")
+        stderr_read, stderr_write = os.pipe()
         try:
             self._process = subprocess.Popen(
-                argv,
+                [*confined, *argv],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._stderr,
+                stderr=stderr_write,
                 start_new_session=True,
                 env=dict(env) if env is not None else None,
                 cwd=working_directory(),
             )
         except OSError as exc:
+            os.close(stderr_read)
             raise AdapterBroken(f"cannot start {description}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(stderr_write)
+        self._stderr = _StderrTail(stderr_read)
         self._pending: list[bytes] = []
         self._pending_size = 0
         # Readable once the leader has exited, so that a child of it that keeps stdout
@@ -151,10 +272,8 @@ class SubprocessConnection:
         _LIVE.add(self)
 
     def stderr_tail(self, limit: int = 2000) -> str:
-        self._stderr.seek(0, os.SEEK_END)
-        size = self._stderr.tell()
-        self._stderr.seek(max(0, size - limit))
-        return self._stderr.read().decode("utf-8", "replace").strip()
+        self._stderr.join(0.2)  # what a process that just exited wrote last
+        return self._stderr.tail(limit).decode("utf-8", "replace").strip()
 
     def _exit_note(self) -> str:
         code = self._process.poll()
@@ -171,13 +290,12 @@ class SubprocessConnection:
             self._process.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise AdapterCrashed(f"adapter died before the request ({self._exit_note()})") from exc
+        return self.read_reply(timeout_s)
+
+    def read_reply(self, timeout_s: float) -> Message:
+        """The next line the adapter prints, as a JSON object."""
         raw = self._read_line(timeout_s)
-        try:
-            decoded = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ProtocolViolation(
-                f"adapter printed a line that is not JSON: {raw[:500]!r}"
-            ) from exc
+        decoded = decode_reply(raw)
         if not isinstance(decoded, dict):
             raise ProtocolViolation(f"adapter printed JSON that is not an object: {raw[:500]!r}")
         return decoded
@@ -244,12 +362,14 @@ class SubprocessConnection:
         if process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 process.kill()
-        for pid in {process.pid, *_members(process.pid)}:
+        members = {process.pid, *_members(process.pid)}
+        for pid in members:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 if pid != process.pid:
                     os.kill(pid, signal.SIGKILL)
+        _wait_gone(members - {process.pid}, 1.0)
 
     def close(self) -> None:
         process = self._process
@@ -265,7 +385,6 @@ class SubprocessConnection:
                     stream.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
-        self._stderr.close()
 
     def stop(self, message: Message, timeout_s: float) -> Message | None:
         """Ask the process to stop, then make sure it has; the line that came back, if
@@ -290,6 +409,55 @@ def _end_every_adapter() -> None:
     for connection in list(_LIVE):
         with contextlib.suppress(Exception):
             connection.close()
+
+
+@functools.cache
+def confinement() -> tuple[str, ...]:
+    """The command line that starts an adapter in a PID namespace of its own, where this
+    host allows one (Linux, run as root, ``unshare`` present); empty elsewhere.
+
+    Everything an adapter starts must end with it, whatever session or process group it
+    moved to: a child that double-forks and calls ``setsid()`` leaves the session and the
+    group that ``_end_group`` kills. Of the ways to hold on to it, a PID namespace is the
+    one that needs no bookkeeping: its first process is the adapter, and when that
+    process ends, the kernel kills every process left in the namespace, however far it
+    moved (``--kill-child`` ends the adapter when ``unshare`` is killed). From inside
+    the namespace no process of the host can be signalled either, so an adapter cannot
+    interrupt, stop or kill memspec. A cgroup would need a writable cgroup v2 hierarchy
+    and moving the child into it before it runs; a child subreaper catches orphans only
+    while memspec lives and cannot tell one adapter's from another's. Without a
+    namespace (not root, not Linux), ``_end_group`` still ends the adapter's session
+    and process group, and a child that leaves both is killed when the run ends, by
+    ``memspec run`` as its child subreaper (``memspec.cli.guard``)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return ()
+    tool = shutil.which("unshare")
+    if tool is None:
+        return ()
+    command = (tool, "--pid", "--fork", "--kill-child")
+    try:
+        probe = subprocess.run([*command, "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return command if probe.returncode == 0 else ()
+
+
+def _wait_gone(pids: set[int], timeout_s: float) -> None:
+    """Wait, at most ``timeout_s``, until none of ``pids`` runs any more (a killed
+    process is gone once it is a zombie: only its parent's wait is left)."""
+    deadline = _real_clock() + timeout_s
+    while pids and _real_clock() < deadline:
+        pids = {pid for pid in pids if _running(pid)}
+        if pids:
+            time.sleep(0.005)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
 
 
 def _members(session: int) -> list[int]:
@@ -460,14 +628,17 @@ class Adapter:
     answer to it come later."""
     _workers: list[Adapter] = field(default_factory=list, init=False)
     restarts: int = field(default=0, init=False)
+    late_output: list[str] = field(default_factory=list, init=False)
+    """Output that came after a request had its reply and before the next one was
+    answered, one line each, naming the request it followed: a protocol violation of
+    the run, never of the innocent request that came next (which is answered anew)."""
 
     def __post_init__(self) -> None:
         self.description, self._factory = parse_adapter_spec(
             self.spec, self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES
         )
         if self.tree_owner is not None:  # its user may write there, as in its trees
-            with contextlib.suppress(OSError):
-                os.chown(working_directory(), *self.tree_owner)
+            owner_of_working_directory(self.tree_owner)
 
     def _id(self) -> int:
         self._next_id += 1
@@ -541,13 +712,15 @@ class Adapter:
         ``fail_mutation`` asks an adapter that claims ``fault-injection`` to fail that
         filesystem mutation of the request; its reply then says how many it attempted.
         """
-        connection = self._ensure_started()
+        connection = self._after_late_output(self._ensure_started())
         request_id = self._id()
         message: Message = {"id": request_id, "op": op, "args": args}
         if fail_mutation is not None:
             message["fault"] = {"fail_mutation": fail_mutation}
         try:
-            reply = connection.request(message, self.timeout_s)
+            reply = self._past_late_answers(
+                connection, connection.request(message, self.timeout_s), request_id
+            )
             late = self._second_answer(reply, request_id, op)
             if late is not None:
                 raise late
@@ -562,6 +735,41 @@ class Adapter:
         except AdapterFault:
             self._drop()
             raise
+
+    def _late(self, line: str) -> str:
+        earlier = self._last_answered
+        whose = (
+            f"request id {earlier['id']} ({earlier['op']} {abridged(earlier['args'])[:200]})"
+            if earlier is not None
+            else "the start handshake"
+        )
+        return f"{whose} was followed, after its reply, by output no request asked for: {line}"
+
+    def _after_late_output(self, connection: Connection) -> Connection:
+        """The connection to send the next request on: a fresh one when output came
+        since the last reply (kept in ``late_output``), so that it is never read as the
+        answer to a request it does not answer."""
+        waiting = connection.unasked_output()
+        if not waiting:
+            return connection
+        self.late_output.append(self._late(repr(waiting.split(b"\n", 1)[0][:300])))
+        self._drop()
+        return self._ensure_started()
+
+    def _past_late_answers(
+        self, connection: Connection, reply: Message, request_id: int
+    ) -> Message:
+        """The reply to ``request_id``, past any second answer to an earlier request that
+        came first (each kept in ``late_output``)."""
+        for _ in range(8):
+            echoed = reply.get("id")
+            if not isinstance(connection, SubprocessConnection) or not (
+                type(echoed) is int and echoed < request_id
+            ):
+                return reply
+            self.late_output.append(self._late(abridged(reply)[:300]))
+            reply = connection.read_reply(self.timeout_s)
+        return reply
 
     def _second_answer(self, reply: Message, request_id: int, op: str) -> ProtocolViolation | None:
         """A reply that echoes an earlier request is a second answer to it, which came
@@ -610,6 +818,7 @@ class Adapter:
                 worker.close()
             except ProtocolViolation as exc:
                 strays.append(exc)
+            self.late_output.extend(worker.late_output)
         self._workers.clear()
         own = self._stop()
         if own is not None:
@@ -669,6 +878,13 @@ def _check_start(reply: Message) -> Handshake:
         isinstance(implementation.get(key), str) for key in ("name", "version", "language")
     ):
         raise ProtocolViolation("start result needs implementation {name, version, language}")
+    for key in ("name", "version", "language"):
+        shown = implementation[key]
+        if len(shown) > 200 or any(_unprintable(c) for c in shown):
+            raise ProtocolViolation(
+                f"start result: implementation {key} {shown[:200]!a} must be at most 200 "
+                "printable characters (no control, format or line-breaking character)"
+            )
     if not isinstance(version, str) or version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
         raise AdapterBroken(
             f"adapter speaks protocol {version!r}; this suite speaks {PROTOCOL_VERSION}"
@@ -695,6 +911,13 @@ def _check_start(reply: Message) -> Handshake:
     )
 
 
+def _unprintable(character: str) -> bool:
+    """A character a terminal or a Markdown page would act on rather than show: controls
+    (ESC, CR, LF), format characters (bidirectional overrides), line and paragraph
+    separators, surrogates, private and unassigned code points."""
+    return unicodedata.category(character)[0] in "CZ" and character != " "
+
+
 def _refuse_unasked_output(connection: Connection, request_id: Any, op: str) -> None:
     """Blame the request just answered for any line that follows its reply at once: a
     second answer would otherwise be read as the reply to the next request."""
@@ -715,7 +938,7 @@ def _refuse_unasked_output(connection: Connection, request_id: Any, op: str) -> 
 
 
 def _check_reply(reply: Message, request_id: int) -> Response:
-    if reply.get("id") != request_id:
+    if type(reply.get("id")) is not int or reply.get("id") != request_id:
         raise ProtocolViolation(
             f"reply id {reply.get('id')!r} does not echo request id "
             f"{request_id}: {json.dumps(reply)[:500]}"

@@ -1,19 +1,23 @@
 """The run's folder, and the empty working directory every adapter of a run starts in.
 
-Each process of a run makes one folder of its own in ``TMPDIR`` (``run_folder``): every
-case's tree and scratch folder is made inside it, and so is the adapters' working
-directory. The run folder itself belongs to the harness and only it writes there, so an
-adapter handed a tree (``--tree-owner``) can neither put something else in the place of
-its tree or of its working directory, nor write beside them; an adapter that runs as
-the harness's own user can, and whatever appears, changes or goes there during a case
-fails the case (``memspec.run.scratch``).
+Each process of a run has one folder of its own (``run_folder``, mode 0711): every case's
+tree and scratch folder is made inside it, and so is the adapters' working directory,
+``cwd``. The run's folder belongs to the harness and only it writes there: an adapter
+handed a tree (``--tree-owner``) reaches its folders inside but can neither list the run's
+folder, nor put something else in the place of its tree or of its working directory, nor
+write beside them. An adapter that runs as the harness's own user can, and whatever
+appears, changes or goes there during a case fails the case (``memspec.run.scratch``).
+``memspec run`` makes the folder in the process that waits for the run
+(``memspec.cli.guard``), which removes it however the run ended; under pytest alone, the
+first case makes it and the process removes it at exit.
 
 An adapter that resolves a relative path writes below its working directory. Were that
 memspec's own (where the user started it), a case could pass while the adapter wrote into
-the user's checkout. So ``cmd:`` adapters are started in the run's working directory,
-and in-process adapters (``python:``, the reference) are answered with it as the
-process's working directory. Whatever appears there during a case is a change that no
-expectation allows.
+the user's checkout. So ``cmd:`` adapters are started in the run's working directory, and
+in-process adapters (``python:``, the reference) are answered with it as the process's
+working directory. Whatever appears there during a case is a change that no expectation
+allows; what an adapter writes through ``../`` lands in the run's folder, where it is seen
+too. The working directory is handed to the ``--tree-owner`` user.
 """
 
 from __future__ import annotations
@@ -28,29 +32,39 @@ from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
-    "WORKING_DIRECTORY_NAME",
+    "WORKING_NAME",
+    "adopt_run_folder",
     "answering_in_it",
     "made_working_directory",
+    "owner_of_working_directory",
+    "remake_working_directory",
     "run_folder",
     "working_directory",
 ]
 
-WORKING_DIRECTORY_NAME = "adapters-cwd"
+WORKING_NAME = "cwd"
 _RUN: list[Path] = []
+_OWNER: list[tuple[int, int]] = []
 _LOCK = threading.Lock()
 _inside = 0
 _left: list[str] = []
 
 
+def adopt_run_folder(folder: Path) -> None:
+    """Make the run's folder in ``folder``, which the caller made (0711) and removes."""
+    with _LOCK:
+        if not _RUN:
+            os.mkdir(folder / WORKING_NAME, 0o700)
+            _RUN.append(folder)
+
+
 def run_folder() -> Path:
-    """This process's folder of the run (made on first use, removed at exit): readable
-    by every user, so that an adapter running as another reaches its trees, and
-    writable by the harness alone."""
+    """This process's folder of the run (made on first use, removed at exit)."""
     with _LOCK:
         if not _RUN:
             folder = Path(tempfile.mkdtemp(prefix="memspec-run-")).resolve()
-            os.chmod(folder, 0o755)
-            os.mkdir(folder / WORKING_DIRECTORY_NAME, 0o700)
+            os.chmod(folder, 0o711)
+            os.mkdir(folder / WORKING_NAME, 0o700)
             _RUN.append(folder)
             # Cases empty it as they end; rmtree never follows a link.
             atexit.register(shutil.rmtree, folder, True)
@@ -58,14 +72,34 @@ def run_folder() -> Path:
 
 
 def working_directory() -> Path:
-    """The run's working directory for adapters (made on first use, removed at exit)."""
-    return run_folder() / WORKING_DIRECTORY_NAME
+    """The run's working directory for adapters (made on first use)."""
+    return run_folder() / WORKING_NAME
 
 
 def made_working_directory() -> Path | None:
     """The run's working directory if one was made, without making it."""
     with _LOCK:
-        return _RUN[0] / WORKING_DIRECTORY_NAME if _RUN else None
+        return _RUN[0] / WORKING_NAME if _RUN else None
+
+
+def owner_of_working_directory(owner: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """Hand the working directory to ``owner`` (when given); the owner it was handed to."""
+    if owner is not None:
+        with contextlib.suppress(OSError):
+            os.chown(working_directory(), *owner)
+        with _LOCK:
+            _OWNER[:] = [owner]
+    with _LOCK:
+        return _OWNER[0] if _OWNER else None
+
+
+def remake_working_directory(area: int) -> None:
+    """Make the working directory again in the run's folder open as ``area`` (after an
+    adapter removed or replaced it), handed to its owner."""
+    os.mkdir(WORKING_NAME, 0o700, dir_fd=area)
+    owner = owner_of_working_directory()
+    if owner is not None:
+        os.chown(WORKING_NAME, *owner, dir_fd=area, follow_symlinks=False)
 
 
 @contextlib.contextmanager
