@@ -652,6 +652,7 @@ def test_a_signature_with_a_name_that_is_not_utf8_survives_the_expectations_file
     hostile: Callable[..., Adapter], tmp_path: Path
 ) -> None:
     from memspec.corpus.expectations import Expected, load_expectations, write_expectations
+    from memspec.corpus.observations import from_token
 
     subject = case(
         op="demo.put",
@@ -660,8 +661,9 @@ def test_a_signature_with_a_name_that_is_not_utf8_survives_the_expectations_file
     )
     with pytest.raises(CaseFailure) as failure:
         run_case(subject, hostile())
-    signature = failure.value.signature
-    assert signature == ("step 1: tree \\udcff.md unexpected",)
+    (token,) = failure.value.signature
+    assert token.startswith("step 1: tree \\udcff.md unexpected @")
+    observed = tuple(map(from_token, failure.value.signature, failure.value.values))
     path = tmp_path / "expectations.toml"
-    write_expectations(path, {"demo/harness/hostile": Expected("r", signature)})
-    assert load_expectations(path)["demo/harness/hostile"].signature == signature
+    write_expectations(path, {"demo/harness/hostile": Expected("r", observed)})
+    assert load_expectations(path)["demo/harness/hostile"].tokens == failure.value.signature
