@@ -64,7 +64,11 @@ WORSE = [
     ("stack-trace", "memories/create/exists-file", "step 1: host path:"),
     ("relative-path", "memories/create/exists-file", "(../${ROOT_NAME}/base/memories/a.txt)"),
     ("fifo-wipe", "memories/create/exists-fifo", "step 1: tree base/memories/a.txt missing:"),
-    ("fifo-wipe", "memories/create/exists-fifo", "outside the case: ../wiped-${ROOT_NAME}: created"),
+    (
+        "fifo-wipe",
+        "memories/create/exists-fifo",
+        "outside the case: ../wiped-${ROOT_NAME}: created",
+    ),
     ("empties-later", "memories/create/new", "base/memories/notes.txt: mtime_ns, content changed"),
     ("mode-0666", "memories/create/new", '"mode": "0666"'),
     ("writes-beside", "memories/create/new", "outside the case: ../beside-${ROOT_NAME}: created"),

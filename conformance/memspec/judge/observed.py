@@ -7,8 +7,10 @@ the random names of the run's folders, what an earlier step captured, and hashes
 any of those (a codebase key of the tree's path, a commit id). Each is written as the
 placeholder a fixture would use (``${ROOT}``, ``${CWD}``, ``${HOME}``, ``${TMPDIR}``,
 ``${ROOT_NAME}``, ``${KEY}``, ``${sha256-16:…}``), the interpreter's and the adapter's
-install folders as ``${PYTHON}`` and ``${INSTALL}``, and a run of 16 to 64 hex digits
-that the fixture itself does not hold as ``${HEX}``.
+install folders as ``${PYTHON}`` and ``${INSTALL}``, a run of 16 to 64 hex digits that
+the fixture itself does not hold as ``${HEX}``, a UUID as ``${UUID}``, and in a name that
+holds ``tmp`` (a writer's temporary file) each run of four or more letters and digits
+that holds a digit as ``${RANDOM}``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ __all__ = ["SHOWN", "Normaliser", "case_normaliser", "coarse", "observe"]
 SHOWN = 160
 """How much of an observed value an expectations file shows."""
 _HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{16,64}(?![0-9a-f])")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_TEMPORARY = re.compile(r"[^\s/'\"]*(?:tmp|temp)[^\s/'\"]*", re.IGNORECASE)
+"""A name of a path holding ``tmp``: a writer's temporary file, named at random."""
+_RANDOM = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]*[0-9])[A-Za-z0-9]{4,}(?![A-Za-z0-9])")
 
 
 class Normaliser:
@@ -48,6 +54,8 @@ class Normaliser:
     def text(self, text: str) -> str:
         for actual, token in self._replacements:
             text = text.replace(actual, token)
+        text = _UUID.sub("${UUID}", text)
+        text = _TEMPORARY.sub(lambda m: _RANDOM.sub("${RANDOM}", m[0]), text)
         return _HEX.sub(lambda m: m[0] if m[0] in self._known else "${HEX}", text)
 
     def value(self, value: Any) -> Any:
