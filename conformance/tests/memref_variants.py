@@ -8,6 +8,9 @@ process (``python memref_variants.py NAME [ARGUMENT]``).
   (by default the third ``turnlog.turn_memory_enabled``), once: it creates MARKER as it
   dies, and while MARKER exists no process dies again (a restarted adapter answers).
 - ``LogsRequests LOG``: right everywhere; appends ``<pid> <op>`` to LOG for each request.
+- ``InPlace``: the memory tools write their files in place, with their locks kept
+  (``unserialised.torn``): a write that fails half way leaves a torn file. It claims
+  what memref claims.
 """
 
 from __future__ import annotations
@@ -20,7 +23,15 @@ from typing import Any
 
 from memref.serve import Implementation
 
-__all__ = ["Base64Text", "DiesOnce", "LogsRequests", "WrongOutline", "variant_cmd", "variant_env"]
+__all__ = [
+    "Base64Text",
+    "DiesOnce",
+    "InPlace",
+    "LogsRequests",
+    "WrongOutline",
+    "variant_cmd",
+    "variant_env",
+]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -101,6 +112,16 @@ class LogsRequests(Implementation):
         return super().handle(message)
 
 
+class InPlace(Implementation):
+    """memref whose memory tools truncate and write their files in place, unlocked."""
+
+    def __init__(self) -> None:
+        from unserialised import torn
+
+        self._patched = torn()
+        self._patched.__enter__()
+
+
 def _serve(implementation: Implementation) -> None:
     for line in sys.stdin:
         message = json.loads(line)
@@ -116,5 +137,6 @@ if __name__ == "__main__":
         "WrongOutline": WrongOutline,
         "DiesOnce": DiesOnce,
         "LogsRequests": LogsRequests,
+        "InPlace": InPlace,
     }
     _serve(variant[sys.argv[1]](*sys.argv[2:]))

@@ -214,6 +214,24 @@ def run_settings(state: RunState) -> dict[str, Any]:
         "max_reply_bytes": state.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES,
         "tree_owner": f"{owner[0]}:{owner[1]}" if owner else None,
         "selection": _selection(state),
+        **observer_settings(state),
+    }
+
+
+def observer_settings(state: RunState) -> dict[str, str]:
+    """Whether the run observed the adapter's system calls, and which verdicts are
+    statistical (decided by sampling in rounds, not by observation) and why."""
+    off = state.observer_off()
+    sampled = "concurrency, readers and race cases are sampled in rounds"
+    if off is None:
+        return {
+            "observer": "strace",
+            "statistical": f"{sampled} (the observer decides crash points only)",
+        }
+    return {
+        "observer": "none",
+        "statistical": f"{sampled}; crash points need the adapter's fault-injection "
+        f"(no observer: {off})",
     }
 
 

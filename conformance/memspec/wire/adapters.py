@@ -147,6 +147,11 @@ class SubprocessConnection:
             self._exited = os.pidfd_open(self._process.pid)
         _LIVE.add(self)
 
+    @property
+    def pid(self) -> int:
+        """The process id of the adapter's leader."""
+        return self._process.pid
+
     def stderr_tail(self, limit: int = 2000) -> str:
         self._stderr.seek(0, os.SEEK_END)
         size = self._stderr.tell()
@@ -480,6 +485,14 @@ class Adapter:
         self._connection, self._handshake = connection, handshake
         self._last_answered = None
         return connection
+
+    def processes(self) -> tuple[int, ...]:
+        """The adapter's processes (started if need be): its leader and every process of
+        its session, for an observer to trace; none for an in-process adapter."""
+        connection = self._ensure_started()
+        if not isinstance(connection, SubprocessConnection):
+            return ()
+        return tuple(dict.fromkeys([connection.pid, *_members(connection.pid)]))
 
     def spawn(self) -> Adapter:
         """Another adapter of the same spec: a new process, or a new in-process instance."""

@@ -1,0 +1,140 @@
+"""The tracer: ``strace`` attached to an adapter's processes for one request, following
+every process and thread they start, writing each mutating call it sees, and failing or
+killing the one asked for.
+
+It attaches for the request and detaches after the reply, so that ``when=K`` counts from
+the request's start: the ordinals of a call are those ``trace.parse_calls`` gives it.
+strace counts ``when`` in every thread it traces, each on its own: a fault is injected
+with the tracer attached to the one process that made the call (and what it starts), so
+that a wrapper's own writes to its child, counted alike, are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memspec.observe.trace import MUTATING, Call, parse_calls
+
+__all__ = ["Fault", "ObserverFault", "Tracing", "attached", "unavailable_reason"]
+
+_ATTACH_TIMEOUT_S = 10.0
+_DETACH_TIMEOUT_S = 10.0
+
+
+class ObserverFault(Exception):
+    """The tracer could not attach, or ended without a trace."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What the tracer does to one call: ``error`` (it fails with EIO and has no effect)
+    or ``kill`` (it has no effect, and the process is killed by SIGKILL)."""
+
+    call: Call
+    model: str = "error"
+
+    def option(self) -> str:
+        action = "error=EIO" if self.model == "error" else "error=EIO:signal=KILL"
+        return f"--inject={self.call.name}:{action}:when={self.call.ordinal}"
+
+
+@dataclass
+class Tracing:
+    """What one traced request did; filled in when the tracer has detached."""
+
+    calls: list[Call] = field(default_factory=list)
+    owners: dict[int, int] = field(default_factory=dict)
+    """The process of each thread that was there when the tracer attached."""
+
+
+@functools.cache
+def unavailable_reason() -> str | None:
+    """Why the tracer cannot run on this host, or None when it can: it must be Linux,
+    ``strace`` must be on PATH, and it must be allowed to attach to a child of ours."""
+    if not sys.platform.startswith("linux"):
+        return f"the observer needs Linux (this is {sys.platform})"
+    if shutil.which("strace") is None:
+        return "strace is not installed"
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        with contextlib.suppress(ObserverFault), attached((child.pid,), None):
+            return None
+        return "strace may not attach to a process here (ptrace is refused)"
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _tasks(pid: int) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
+def _traced_by(pid: int, task: str, tracer: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/task/{task}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("TracerPid:"):
+                    return int(line.split()[1]) == tracer
+    except OSError:
+        return True  # the thread is gone: nothing left to wait for
+    return False
+
+
+def _wait_attached(tracer: subprocess.Popen[bytes], pids: tuple[int, ...]) -> None:
+    deadline = time.monotonic() + _ATTACH_TIMEOUT_S
+    while not all(_traced_by(pid, task, tracer.pid) for pid in pids for task in _tasks(pid)):
+        if tracer.poll() is not None:
+            raise ObserverFault(f"strace exited at once (status {tracer.returncode})")
+        if time.monotonic() > deadline:
+            raise ObserverFault(f"strace did not attach within {_ATTACH_TIMEOUT_S:g} s")
+        time.sleep(0.0005)
+
+
+def _detach(tracer: subprocess.Popen[bytes]) -> None:
+    if tracer.poll() is None:
+        tracer.send_signal(signal.SIGINT)
+    try:
+        tracer.wait(timeout=_DETACH_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        tracer.kill()
+        tracer.wait()
+        raise ObserverFault("strace did not detach") from None
+
+
+@contextlib.contextmanager
+def attached(pids: tuple[int, ...], fault: Fault | None) -> Iterator[Tracing]:
+    """Trace the processes ``pids`` (and all they start) inside the block, failing or
+    killing the call ``fault`` names; the calls seen are in the yielded ``Tracing`` once
+    the block has ended."""
+    tracing = Tracing(owners={int(task): pid for pid in pids for task in _tasks(pid)})
+    with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
+        output = Path(folder) / "trace"
+        argv = ["strace", "-f", "-qq", "-y", "-s", "0", "-o", str(output)]
+        argv += ["-e", "trace=" + ",".join(f"?{name}" for name in MUTATING)]
+        if fault is not None:
+            argv.append(fault.option())
+        for pid in pids:
+            argv += ["-p", str(pid)]
+        tracer = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            _wait_attached(tracer, pids)
+            yield tracing
+        finally:
+            _detach(tracer)
+        tracing.calls = parse_calls(output.read_text("utf-8", "replace"))

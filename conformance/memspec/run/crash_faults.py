@@ -1,0 +1,154 @@
+"""Who fails the k-th mutation of a crash-points step: the adapter itself, asked by the
+request's ``fault`` member (``fault-injection``), or the harness, by the observer.
+
+The observer first runs the step once, traced, to list the mutating calls the request
+makes in the case's tree (a counting pass, in a tree of its own), then fails the k-th of
+them in a fresh tree: it attaches to the adapter's processes for the request alone, so
+that the ordinal it injects at counts from the request's start, and detaches after the
+reply. A call counted in one run and not met in the next (a lazy import writing a cache
+the first time, a thread pool handing the write to another thread) misses: the trace
+says so, and the point is counted again and run again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from memspec.exceptions import AdapterCrashed
+from memspec.observe.served import served_spec
+from memspec.observe.strace import Fault, ObserverFault, Tracing, attached
+from memspec.observe.trace import Call, tree_mutations
+from memspec.wire.adapters import Adapter, Response
+
+__all__ = [
+    "FAULT_MODELS",
+    "FaultedCall",
+    "Injector",
+    "ObservedFaults",
+    "Point",
+    "RequestedFaults",
+    "Retry",
+]
+
+FAULT_MODELS = ("error", "kill")
+"""``error``: the call fails with EIO; ``kill``: the process is killed (SIGKILL) there."""
+
+FaultedCall = Callable[[int | None], Response]
+"""The step's request, given the mutation the adapter is asked to fail (or None)."""
+
+
+class Retry(Exception):
+    """The point could not be run as planned in this tree: run it again in a fresh one."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """The faulted request: its reply (None when the process was killed), and how the
+    fault is named in a failure (``failing mutation 3``, ``killing at mutation 3 (write)``)."""
+
+    response: Response | None
+    what: str
+
+
+class Injector(Protocol):
+    """Fails the k-th mutation of a request."""
+
+    model: str
+
+    def adapter_for(self, adapter: Adapter) -> Adapter:
+        """The adapter the crash points of a case are run through."""
+        ...
+
+    def point(self, k: int, workdir: Path, call: FaultedCall) -> Point | None:
+        """The request with its k-th mutation failed; None when it has fewer than k."""
+        ...
+
+
+class RequestedFaults:
+    """The adapter fails the mutation itself (``fault-injection``)."""
+
+    model = "error"
+
+    def adapter_for(self, adapter: Adapter) -> Adapter:
+        return adapter
+
+    def point(self, k: int, workdir: Path, call: FaultedCall) -> Point | None:
+        response = call(k)
+        assert response.mutations is not None
+        return None if response.mutations < k else Point(response, f"failing mutation {k}")
+
+
+_SERVED: dict[tuple[str, tuple[int, int] | None], Adapter] = {}
+
+
+class ObservedFaults:
+    """The harness fails (or kills at) the mutation, through the observer."""
+
+    def __init__(self, model: str = "error") -> None:
+        self.model = model
+        self._plan: list[Call] | None = None
+        self._owners: dict[int, int] = {}
+        self._adapter: Adapter | None = None
+
+    def adapter_for(self, adapter: Adapter) -> Adapter:
+        """``adapter`` itself when it runs as a process; an in-process one is served from
+        a child process (one per run, kept for every case)."""
+        if adapter.spec.startswith("cmd:"):
+            self._adapter = adapter
+            return adapter
+        key = (adapter.spec, adapter.tree_owner)
+        if key not in _SERVED:
+            _SERVED[key] = Adapter(
+                served_spec(adapter.spec),
+                adapter.timeout_s,
+                adapter.tree_owner,
+                adapter.max_reply_bytes,
+                adapter.start_timeout_s,
+            )
+        self._adapter = _SERVED[key]
+        return self._adapter
+
+    def point(self, k: int, workdir: Path, call: FaultedCall) -> Point | None:
+        adapter = self._adapter
+        assert adapter is not None
+        roots = tuple(dict.fromkeys([str(workdir), os.path.realpath(workdir)]))
+        if self._plan is None:
+            with _observing(adapter, None) as tracing:
+                call(None)
+            self._plan = tree_mutations(tracing.calls, roots)
+            self._owners = tracing.owners
+            raise Retry  # this tree now holds the step's result
+        if k > len(self._plan):
+            return None
+        target = self._plan[k - 1]
+        response: Response | None = None
+        owner = self._owners.get(target.tid)
+        with _observing(adapter, Fault(target, self.model), owner) as tracing:
+            try:
+                response = call(None)
+            except AdapterCrashed:
+                if self.model != "kill":
+                    raise
+        hit = [c for c in tree_mutations(tracing.calls, roots) if c.injected]
+        if [c.name for c in hit] != [target.name] or (response is None) != (self.model == "kill"):
+            self._plan = None  # counted anew, in a fresh tree, before the point runs again
+            raise Retry
+        verb = "failing" if self.model == "error" else "killing the adapter at"
+        return Point(response, f"{verb} mutation {k} ({target.name})")
+
+
+def _observing(
+    adapter: Adapter, fault: Fault | None, owner: int | None = None
+) -> AbstractContextManager[Tracing]:
+    """The tracer on the adapter's processes, or on ``owner`` alone when it is one of them."""
+    pids = adapter.processes()
+    if owner in pids:
+        pids = (owner,)
+    if not pids:
+        raise ObserverFault(f"{adapter.description}: no process to observe")
+    return attached(pids, fault)
