@@ -8,9 +8,10 @@ process (``python memref_variants.py NAME [ARGUMENT]``).
   (by default the third ``turnlog.turn_memory_enabled``), once: it creates MARKER as it
   dies, and while MARKER exists no process dies again (a restarted adapter answers).
 - ``LogsRequests LOG``: right everywhere; appends ``<pid> <op>`` to LOG for each request.
-- ``InPlace``: the memory tools write their files in place, with their locks kept
-  (``unserialised.torn``): a write that fails half way leaves a torn file. It claims
-  what memref claims.
+- ``Flawed FLAW``: memref with one flaw of ``unserialised`` (``torn``: the memory tools
+  write their files in place, their locks kept, so that a write that fails half way
+  leaves a torn file; ``unlocked``: no locks or exclusive claims; ``in_place``: both).
+  It claims what memref claims.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from memref.serve import Implementation
 __all__ = [
     "Base64Text",
     "DiesOnce",
-    "InPlace",
+    "Flawed",
     "LogsRequests",
     "WrongOutline",
     "variant_cmd",
@@ -112,13 +113,15 @@ class LogsRequests(Implementation):
         return super().handle(message)
 
 
-class InPlace(Implementation):
-    """memref whose memory tools truncate and write their files in place, unlocked."""
+class Flawed(Implementation):
+    """memref with a flaw of ``unserialised`` (by the name of its context manager)."""
 
-    def __init__(self) -> None:
-        from unserialised import torn
+    def __init__(self, flaw: str) -> None:
+        import unserialised
 
-        self._patched = torn()
+        if flaw not in ("torn", "unlocked", "in_place"):
+            raise SystemExit(f"unknown flaw {flaw!r}")
+        self._patched = getattr(unserialised, flaw)()
         self._patched.__enter__()
 
 
@@ -137,6 +140,6 @@ if __name__ == "__main__":
         "WrongOutline": WrongOutline,
         "DiesOnce": DiesOnce,
         "LogsRequests": LogsRequests,
-        "InPlace": InPlace,
+        "Flawed": Flawed,
     }
     _serve(variant[sys.argv[1]](*sys.argv[2:]))

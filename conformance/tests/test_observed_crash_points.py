@@ -2,7 +2,7 @@
 mutating system call a crash-points step makes in the case's tree, for an adapter that
 claims nothing, through any wrapper.
 
-memref whose memory tools write in place (``memref_variants.py InPlace``), served behind
+memref whose memory tools write in place (``memref_variants.py Flawed torn``), served behind
 a proxy process that claims no ``fault-injection``, must be caught in each of the four
 memory profiles; memref itself, served from a child or behind the same proxy, passes
 with the same points.
@@ -27,7 +27,7 @@ from memspec.run.runner import crash_point_steps, run_crash_points
 from memspec.wire.adapters import Adapter
 
 PROXY = f"{sys.executable} {HERE / 'proxy_adapter.py'}"
-IN_PLACE = f"cmd:{PROXY} {sys.executable} {HERE / 'memref_variants.py'} InPlace"
+IN_PLACE = f"cmd:{PROXY} {sys.executable} {HERE / 'memref_variants.py'} Flawed torn"
 PROXIED_REFERENCE = f"cmd:{PROXY} {sys.executable} -m memspec serve-reference"
 
 # The crash-point cases whose step writes a memory file (the others delete or rename).

@@ -26,7 +26,30 @@ from pathlib import Path
 
 from memspec.observe.trace import MUTATING, Call, parse_calls
 
-__all__ = ["Fault", "ObserverFault", "Tracing", "attached", "unavailable_reason"]
+__all__ = [
+    "DELAYS",
+    "Fault",
+    "ObserverFault",
+    "Tracing",
+    "attached",
+    "delayed",
+    "unavailable_reason",
+]
+
+DELAY_US = 3000
+"""How long a delayed call waits: long beside a loop of a few system calls (a writer's
+read, a reader's open), short beside a request."""
+_RENAMES = ("rename", "renameat", "renameat2", "link", "linkat")
+_WRITES = ("openat", "creat", "write", "pwrite64", "writev", "ftruncate")
+DELAYS = (
+    f"--inject={','.join(_RENAMES)}:delay_enter={DELAY_US}:when=1..3",
+    f"--inject={','.join(_WRITES)}:delay_exit={DELAY_US}:when=1..20",
+)
+"""Where a lost update or a torn reading happens, in the first few such calls of each
+thread: a writer that read a file waits before its rename puts its copy in place (another
+writer reads the same old state meanwhile); a writer waits after an open that may create
+or truncate a file and after a write of its content (a reader sees it empty or half
+written). Only these calls are traced then."""
 
 _ATTACH_TIMEOUT_S = 10.0
 _DETACH_TIMEOUT_S = 10.0
@@ -76,6 +99,11 @@ def unavailable_reason() -> str | None:
         child.wait()
 
 
+def delayed(pids: tuple[int, ...]) -> contextlib.AbstractContextManager[Tracing]:
+    """The processes ``pids`` slowed where races happen (``DELAYS``) inside the block."""
+    return attached(pids, None, DELAYS)
+
+
 def _tasks(pid: int) -> list[str]:
     try:
         return os.listdir(f"/proc/{pid}/task")
@@ -116,17 +144,21 @@ def _detach(tracer: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def attached(pids: tuple[int, ...], fault: Fault | None) -> Iterator[Tracing]:
+def attached(
+    pids: tuple[int, ...], fault: Fault | None, extra: tuple[str, ...] = ()
+) -> Iterator[Tracing]:
     """Trace the processes ``pids`` (and all they start) inside the block, failing or
-    killing the call ``fault`` names; the calls seen are in the yielded ``Tracing`` once
-    the block has ended."""
+    killing the call ``fault`` names (and injecting what ``extra`` asks); the calls seen
+    are in the yielded ``Tracing`` once the block has ended."""
     tracing = Tracing(owners={int(task): pid for pid in pids for task in _tasks(pid)})
     with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
         output = Path(folder) / "trace"
         argv = ["strace", "-f", "-qq", "-y", "-s", "0", "-o", str(output)]
-        argv += ["-e", "trace=" + ",".join(f"?{name}" for name in MUTATING)]
+        traced = (*_RENAMES, *_WRITES) if extra == DELAYS else MUTATING
+        argv += ["-e", "trace=" + ",".join(f"?{name}" for name in traced)]
         if fault is not None:
             argv.append(fault.option())
+        argv += extra
         for pid in pids:
             argv += ["-p", str(pid)]
         tracer = subprocess.Popen(

@@ -88,7 +88,7 @@ def memspec_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any
         run_judged(
             memspec_adapter,
             case,
-            lambda: run_case(case, memspec_adapter),
+            lambda: run_case(case, memspec_adapter, observed=bool(_provided(request))),
             provided=_provided(request),
         )
 

@@ -33,6 +33,7 @@ __all__ = [
     "Point",
     "RequestedFaults",
     "Retry",
+    "observed_adapter",
 ]
 
 FAULT_MODELS = ("error", "kill")
@@ -86,6 +87,23 @@ class RequestedFaults:
 _SERVED: dict[tuple[str, tuple[int, int] | None], Adapter] = {}
 
 
+def observed_adapter(adapter: Adapter) -> Adapter:
+    """``adapter`` itself when it runs as a process; an in-process one served from a child
+    process (one per run, kept for every case), which the observer can trace."""
+    if adapter.spec.startswith("cmd:"):
+        return adapter
+    key = (adapter.spec, adapter.tree_owner)
+    if key not in _SERVED:
+        _SERVED[key] = Adapter(
+            served_spec(adapter.spec),
+            adapter.timeout_s,
+            adapter.tree_owner,
+            adapter.max_reply_bytes,
+            adapter.start_timeout_s,
+        )
+    return _SERVED[key]
+
+
 class ObservedFaults:
     """The harness fails (or kills at) the mutation, through the observer."""
 
@@ -96,21 +114,7 @@ class ObservedFaults:
         self._adapter: Adapter | None = None
 
     def adapter_for(self, adapter: Adapter) -> Adapter:
-        """``adapter`` itself when it runs as a process; an in-process one is served from
-        a child process (one per run, kept for every case)."""
-        if adapter.spec.startswith("cmd:"):
-            self._adapter = adapter
-            return adapter
-        key = (adapter.spec, adapter.tree_owner)
-        if key not in _SERVED:
-            _SERVED[key] = Adapter(
-                served_spec(adapter.spec),
-                adapter.timeout_s,
-                adapter.tree_owner,
-                adapter.max_reply_bytes,
-                adapter.start_timeout_s,
-            )
-        self._adapter = _SERVED[key]
+        self._adapter = observed_adapter(adapter)
         return self._adapter
 
     def point(self, k: int, workdir: Path, call: FaultedCall) -> Point | None:

@@ -10,6 +10,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -23,7 +24,7 @@ from memspec.judge.messages import abridge, describe_difference
 from memspec.judge.model_text import host_path_leaks
 from memspec.observe.strace import ObserverFault
 from memspec.run.captures import bound, captured, pins_nothing
-from memspec.run.crash_faults import Injector, Point, RequestedFaults, Retry
+from memspec.run.crash_faults import Injector, Point, RequestedFaults, Retry, observed_adapter
 from memspec.run.held_lock import run_while_held
 from memspec.run.race import judge_any, run_race, with_iteration
 from memspec.run.readers import watching
@@ -38,6 +39,7 @@ from memspec.run.trees import (
     tmp_case_sensitive,
     tree_changes,
 )
+from memspec.run.widened import widened
 from memspec.wire.adapters import Adapter, Response
 
 __all__ = [
@@ -110,6 +112,8 @@ class _Context:
         """What the steps so far captured, by name."""
         self.prefix = ""
         """Put before the check names of the signature (a crash point's number)."""
+        self.widen = False
+        """Whether the observer slows a step whose verdict hangs on interleaving."""
 
     def where(self, step: Step, index: int) -> str:
         steps = len(self.case.steps)
@@ -410,7 +414,7 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
     if step.race is not None:
         _run_race_step(context, step, adapter, workdir, index, args)
     else:
-        with watching(step.readers, workdir) as watch:
+        with watching(step.readers, workdir) as watch, _widened(context, adapter, step):
             if step.concurrent is not None:
                 responses = _run_concurrent(adapter, step, args, context.root)
             elif step.hold_lock is not None:
@@ -437,6 +441,14 @@ def _run_step(context: _Context, adapter: Adapter, workdir: Path, index: int) ->
         raise context.fail_all(step, index, failures, args)
     if step.race is None and step.concurrent is None:
         context.captured.update(_captured(context, step, index, responses[0], args))
+
+
+def _widened(context: _Context, adapter: Adapter, step: Step) -> AbstractContextManager[None]:
+    """The step's processes slowed where races happen, when the case is run observed and
+    the step's verdict hangs on how threads interleave."""
+    if not context.widen or (step.concurrent is None and step.readers is None):
+        return contextlib.nullcontext()
+    return widened(adapter, step)
 
 
 def _run_race_step(
@@ -486,20 +498,29 @@ def concurrency_rounds(case: Case) -> int:
     return CONCURRENCY_ROUNDS if timed else 1
 
 
-def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
+def run_case(
+    case: Case, adapter: Adapter, base: Path | None = None, *, observed: bool = False
+) -> None:
     """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss.
 
     A case with a concurrent step or readers is run again, each time in a fresh tree,
     until a round fails or the budget is spent (``concurrency_rounds`` rounds, or
-    ``CONCURRENCY_SECONDS`` once a round has ended)."""
+    ``CONCURRENCY_SECONDS`` once a round has ended). ``observed``: such a case is run
+    once, through a process the observer slows where races happen (``run.widened``)."""
     rounds = concurrency_rounds(case)
+    widen = observed and rounds > 1
+    if widen:
+        adapter, rounds = observed_adapter(adapter), 1
     deadline = time.monotonic() + CONCURRENCY_SECONDS
     for number in range(1, rounds + 1):
         try:
             with case_tree(case, adapter, base) as workdir:
                 context = _Context(case, str(workdir))
+                context.widen = widen
                 for index in range(len(case.steps)):
                     _run_step(context, adapter, workdir, index)
+        except ObserverFault as exc:
+            raise CaseFault(f"the observer failed: {exc}") from exc
         except CaseFailure as exc:
             if number == 1:
                 raise
