@@ -19,8 +19,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,20 +37,22 @@ __all__ = [
     "unavailable_reason",
 ]
 
+DELAY_WINDOW_S = 0.5
+"""How long a step is slowed: the workers of a concurrent step start together, and a
+reader starts before the step, so that their races happen at its start."""
 DELAY_US = 3000
 """How long a delayed call waits: long beside a loop of a few system calls (a writer's
 read, a reader's open), short beside a request."""
 _RENAMES = ("rename", "renameat", "renameat2", "link", "linkat")
 _WRITES = ("openat", "creat", "write", "pwrite64", "writev", "ftruncate")
 DELAYS = (
-    f"--inject={','.join(_RENAMES)}:delay_enter={DELAY_US}:when=1..3",
-    f"--inject={','.join(_WRITES)}:delay_exit={DELAY_US}:when=1..20",
+    f"--inject={','.join(_RENAMES)}:delay_enter={DELAY_US}",
+    f"--inject={','.join(_WRITES)}:delay_exit={DELAY_US}",
 )
-"""Where a lost update or a torn reading happens, in the first few such calls of each
-thread: a writer that read a file waits before its rename puts its copy in place (another
-writer reads the same old state meanwhile); a writer waits after an open that may create
-or truncate a file and after a write of its content (a reader sees it empty or half
-written). Only these calls are traced then."""
+"""Where a lost update or a torn reading happens: a writer that read a file waits before
+its rename puts its copy in place (another writer reads the same old state meanwhile); a
+writer waits after an open that may create or truncate a file and after a write of its
+content (a reader sees it empty or half written). Only these calls are traced then."""
 
 _ATTACH_TIMEOUT_S = 10.0
 _DETACH_TIMEOUT_S = 10.0
@@ -79,6 +82,8 @@ class Tracing:
     calls: list[Call] = field(default_factory=list)
     owners: dict[int, int] = field(default_factory=dict)
     """The process of each thread that was there when the tracer attached."""
+    detach: Callable[[], None] = lambda: None
+    """Detach the tracer now, before the block ends."""
 
 
 @functools.cache
@@ -99,9 +104,18 @@ def unavailable_reason() -> str | None:
         child.wait()
 
 
-def delayed(pids: tuple[int, ...]) -> contextlib.AbstractContextManager[Tracing]:
-    """The processes ``pids`` slowed where races happen (``DELAYS``) inside the block."""
-    return attached(pids, None, DELAYS)
+@contextlib.contextmanager
+def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[None]:
+    """The processes ``pids`` slowed where races happen (``DELAYS``) for the first
+    ``seconds`` of the block: the tracer then detaches, so that the rest of a long step
+    runs at full speed (each system call of a traced process stops for the tracer)."""
+    with attached(pids, None, DELAYS) as tracing:
+        timer = threading.Timer(seconds, tracing.detach)
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
 
 
 def _tasks(pid: int) -> list[str]:
@@ -132,9 +146,14 @@ def _wait_attached(tracer: subprocess.Popen[bytes], pids: tuple[int, ...]) -> No
         time.sleep(0.0005)
 
 
-def _detach(tracer: subprocess.Popen[bytes]) -> None:
+def _interrupt(tracer: subprocess.Popen[bytes]) -> None:
     if tracer.poll() is None:
-        tracer.send_signal(signal.SIGINT)
+        with contextlib.suppress(ProcessLookupError):
+            tracer.send_signal(signal.SIGINT)
+
+
+def _detach(tracer: subprocess.Popen[bytes]) -> None:
+    _interrupt(tracer)
     try:
         tracer.wait(timeout=_DETACH_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -164,6 +183,7 @@ def attached(
         tracer = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
+        tracing.detach = functools.partial(_interrupt, tracer)
         try:
             _wait_attached(tracer, pids)
             yield tracing
