@@ -91,8 +91,8 @@ def _with_settings(source: Path, target: Path, settings: dict[str, Any] | None) 
 
 OBSERVED = {
     "observer": "strace",
-    "statistical": "concurrency, readers and race cases are sampled in rounds "
-    "(the observer decides crash points only)",
+    "statistical": "race cases (a racer swapping a path beside the step) are sampled in "
+    "rounds; the observer decides crash points, concurrency and readers",
 }
 
 

@@ -222,16 +222,16 @@ def observer_settings(state: RunState) -> dict[str, str]:
     """Whether the run observed the adapter's system calls, and which verdicts are
     statistical (decided by sampling in rounds, not by observation) and why."""
     off = state.observer_off()
-    sampled = "concurrency, readers and race cases are sampled in rounds"
     if off is None:
         return {
             "observer": "strace",
-            "statistical": f"{sampled} (the observer decides crash points only)",
+            "statistical": "race cases (a racer swapping a path beside the step) are "
+            "sampled in rounds; the observer decides crash points, concurrency and readers",
         }
     return {
         "observer": "none",
-        "statistical": f"{sampled}; crash points need the adapter's fault-injection "
-        f"(no observer: {off})",
+        "statistical": "concurrency, readers and race cases are sampled in rounds; crash "
+        f"points need the adapter's fault-injection (no observer: {off})",
     }
 
 
