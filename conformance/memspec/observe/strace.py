@@ -69,10 +69,16 @@ class Fault:
 
     call: Call
     model: str = "error"
+    paths: tuple[str, ...] = ()
+    """When given, strace counts (and traces) only the calls naming one of these paths
+    (``-P``), and ``ordinal`` counts those alone."""
+    ordinal: int = 0
 
-    def option(self) -> str:
+    def options(self) -> list[str]:
         action = "error=EIO" if self.model == "error" else "error=EIO:signal=KILL"
-        return f"--inject={self.call.name}:{action}:when={self.call.ordinal}"
+        when = self.ordinal or self.call.ordinal
+        pinned = [word for path in self.paths for word in ("-P", path)]
+        return [f"--inject={self.call.name}:{action}:when={when}", *pinned]
 
 
 @dataclass
@@ -176,7 +182,7 @@ def attached(
         traced = (*_RENAMES, *_WRITES) if extra == DELAYS else MUTATING
         argv += ["-e", "trace=" + ",".join(f"?{name}" for name in traced)]
         if fault is not None:
-            argv.append(fault.option())
+            argv += fault.options()
         argv += extra
         for pid in pids:
             argv += ["-p", str(pid)]

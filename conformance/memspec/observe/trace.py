@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-__all__ = ["MUTATING", "Call", "parse_calls", "tree_mutations"]
+__all__ = ["MUTATING", "Call", "parse_calls", "paths", "tree_mutations"]
 
 MUTATING = (
     "open",
@@ -58,7 +58,7 @@ _WRITING_FLAGS = ("O_CREAT", "O_TRUNC", "O_WRONLY", "O_RDWR")
 _ENTRY = re.compile(r"^(\d+)\s+([a-z0-9_]+)\((.*)$")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _KILLED = re.compile(r"^(\d+)\s+\+\+\+ killed by SIGKILL")
-_DESCRIPTOR = re.compile(r"\b\d+<([^<>]*)>|AT_FDCWD<([^<>]*)>")
+_DESCRIPTOR = re.compile(r"\b\d+<([^<>]*)>")
 
 
 @dataclass(frozen=True)
@@ -100,11 +100,12 @@ def parse_calls(output: str) -> list[Call]:
     return calls
 
 
-def _paths(call: Call) -> list[str]:
+def paths(call: Call) -> list[str]:
     """The paths a call names: its descriptors' paths and its string arguments that are
-    paths (a ``write`` names no path but its descriptor's)."""
+    paths (a ``write`` names no path but its descriptor's; ``AT_FDCWD`` names none: an
+    adapter works in the run's own directory, never in a case's tree)."""
     arguments = call.text.split(") = ", 1)[0]
-    found = [a or b for a, b in _DESCRIPTOR.findall(arguments)]
+    found = _DESCRIPTOR.findall(arguments)
     if not call.name.startswith(("write", "pwrite")):
         found += _STRING.findall(arguments)
     return found
@@ -125,5 +126,5 @@ def tree_mutations(calls: list[Call], roots: tuple[str, ...]) -> list[Call]:
     return [
         call
         for call in calls
-        if _mutates(call) and any(_in_tree(path, roots) for path in _paths(call))
+        if _mutates(call) and any(_in_tree(path, roots) for path in paths(call))
     ]

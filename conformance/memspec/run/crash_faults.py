@@ -22,7 +22,7 @@ from typing import Protocol
 from memspec.exceptions import AdapterCrashed
 from memspec.observe.served import served_spec
 from memspec.observe.strace import Fault, ObserverFault, Tracing, attached
-from memspec.observe.trace import Call, tree_mutations
+from memspec.observe.trace import Call, paths, tree_mutations
 from memspec.wire.adapters import Adapter, Response
 
 __all__ = [
@@ -110,8 +110,15 @@ class ObservedFaults:
     def __init__(self, model: str = "error") -> None:
         self.model = model
         self._plan: list[Call] | None = None
+        self._calls: list[Call] = []
+        self._roots: tuple[str, ...] = ()
         self._owners: dict[int, int] = {}
         self._adapter: Adapter | None = None
+        self._pinned = False
+        self._collateral = 0
+        """Whether faults name the paths of their call: strace counts ``when`` in each
+        thread alone, so that a call counted in one thread (a worker thread's write)
+        also fails its namesake in another (the reply's write) unless pinned to paths."""
 
     def adapter_for(self, adapter: Adapter) -> Adapter:
         self._adapter = observed_adapter(adapter)
@@ -125,25 +132,57 @@ class ObservedFaults:
             with _observing(adapter, None) as tracing:
                 call(None)
             self._plan = tree_mutations(tracing.calls, roots)
+            self._calls, self._roots = tracing.calls, roots
             self._owners = tracing.owners
             raise Retry  # this tree now holds the step's result
         if k > len(self._plan):
             return None
         target = self._plan[k - 1]
         response: Response | None = None
+        crashed: AdapterCrashed | None = None
         owner = self._owners.get(target.tid)
-        with _observing(adapter, Fault(target, self.model), owner) as tracing:
+        with _observing(adapter, self._fault(target, roots), owner) as tracing:
             try:
                 response = call(None)
-            except AdapterCrashed:
-                if self.model != "kill":
-                    raise
+            except AdapterCrashed as exc:
+                crashed = exc
         hit = [c for c in tree_mutations(tracing.calls, roots) if c.injected]
-        if [c.name for c in hit] != [target.name] or (response is None) != (self.model == "kill"):
-            self._plan = None  # counted anew, in a fresh tree, before the point runs again
+        elsewhere = [c for c in tracing.calls if c.injected and c not in hit]
+        if [c.name for c in hit] != [target.name] or elsewhere:
+            self._plan = None  # counted anew, then run again
+            self._collateral += bool(elsewhere)
+            self._pinned = self._collateral >= 2  # not a count gone stale: threads
+            raise Retry
+        if crashed is not None and self.model != "kill":
+            raise crashed
+        if (response is None) != (self.model == "kill"):
+            self._plan = None
             raise Retry
         verb = "failing" if self.model == "error" else "killing the adapter at"
         return Point(response, f"{verb} mutation {k} ({target.name})")
+
+    def _fault(self, target: Call, roots: tuple[str, ...]) -> Fault:
+        """The fault at ``target``, pinned to its paths (moved to this run's tree) when
+        the counts of every thread are not enough."""
+        if not self._pinned:
+            return Fault(target, self.model)
+        named = set(paths(target))
+        index = next(i for i, c in enumerate(self._calls) if c is target)
+        ordinal = sum(
+            1
+            for c in self._calls[: index + 1]
+            if c.tid == target.tid and c.name == target.name and named & set(paths(c))
+        )
+        moved = tuple(sorted({_moved(path, self._roots, roots) for path in named}))
+        return Fault(target, self.model, moved, ordinal)
+
+
+def _moved(path: str, old: tuple[str, ...], new: tuple[str, ...]) -> str:
+    """``path`` under the tree ``old`` as the same path under ``new``."""
+    for before, after in zip(old, new, strict=True):
+        if path == before or path.startswith(before + "/"):
+            return after + path[len(before) :]
+    return path
 
 
 def _observing(

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 CRASH_POINTS_AT_MOST = 10_000
-_CRASH_POINT_RETRIES = 3
+_CRASH_POINT_RETRIES = 5
 _T = TypeVar("_T")
 # A round of a fast case catches a torn or unlocked write about one time in two at worst
 # (a reader beside a create of the Python SDK, benchmarks/race_catch_rate.py): 25 rounds
