@@ -147,7 +147,9 @@ class ObservedFaults:
             except AdapterCrashed as exc:
                 crashed = exc
         hit = [c for c in tree_mutations(tracing.calls, roots) if c.injected]
-        elsewhere = [c for c in tracing.calls if c.injected and c not in hit]
+        # A namesake failed in another thread matters when it took the adapter down (the
+        # reply's write); one in a helper process the request started is left to it.
+        elsewhere = crashed is not None and any(c.injected and c not in hit for c in tracing.calls)
         if [c.name for c in hit] != [target.name] or elsewhere:
             self._plan = None  # counted anew, then run again
             self._collateral += bool(elsewhere)
