@@ -135,6 +135,11 @@ TRACE = """\
 """
 
 
+def test_a_trace_of_one_thread_has_no_thread_ids() -> None:
+    calls = parse_calls('write(3</t/a>, ""..., 5) = -1 EIO (Input/output error) (INJECTED)\n')
+    assert [(c.tid, c.name, c.ordinal, c.injected) for c in calls] == [(0, "write", 1, True)]
+
+
 def test_the_mutations_of_a_tree_are_counted_per_thread_and_name() -> None:
     calls = parse_calls(TRACE)
     assert [(c.tid, c.name, c.ordinal) for c in calls] == [

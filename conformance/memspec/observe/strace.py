@@ -34,6 +34,7 @@ __all__ = [
     "Tracing",
     "attached",
     "delayed",
+    "threads",
     "unavailable_reason",
 ]
 
@@ -124,6 +125,11 @@ def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[
             timer.cancel()
 
 
+def threads(pid: int) -> tuple[int, ...]:
+    """The threads of the process ``pid``."""
+    return tuple(int(task) for task in _tasks(pid))
+
+
 def _tasks(pid: int) -> list[str]:
     try:
         return os.listdir(f"/proc/{pid}/task")
@@ -170,15 +176,16 @@ def _detach(tracer: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def attached(
-    pids: tuple[int, ...], fault: Fault | None, extra: tuple[str, ...] = ()
+    pids: tuple[int, ...], fault: Fault | None, extra: tuple[str, ...] = (), follow: bool = True
 ) -> Iterator[Tracing]:
-    """Trace the processes ``pids`` (and all they start) inside the block, failing or
-    killing the call ``fault`` names (and injecting what ``extra`` asks); the calls seen
-    are in the yielded ``Tracing`` once the block has ended."""
+    """Trace the processes ``pids`` (and, when ``follow``, every thread and process they
+    start) inside the block, failing or killing the call ``fault`` names (and injecting
+    what ``extra`` asks); the calls seen are in the yielded ``Tracing`` once the block has
+    ended. Without ``follow``, ``pids`` are threads, each traced alone."""
     tracing = Tracing(owners={int(task): pid for pid in pids for task in _tasks(pid)})
     with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
         output = Path(folder) / "trace"
-        argv = ["strace", "-f", "-qq", "-y", "-s", "0", "-o", str(output)]
+        argv = ["strace", *(["-f"] if follow else []), "-qq", "-y", "-s", "0", "-o", str(output)]
         traced = (*_RENAMES, *_WRITES) if extra == DELAYS else MUTATING
         argv += ["-e", "trace=" + ",".join(f"?{name}" for name in traced)]
         if fault is not None:

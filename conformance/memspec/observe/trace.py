@@ -55,9 +55,11 @@ MUTATING = (
 
 _OPENS = frozenset({"open", "openat", "openat2"})
 _WRITING_FLAGS = ("O_CREAT", "O_TRUNC", "O_WRONLY", "O_RDWR")
-_ENTRY = re.compile(r"^(\d+)\s+([a-z0-9_]+)\((.*)$")
+# The thread id leads each line when strace traces more than one thread (0 stands for it
+# when it traces one).
+_ENTRY = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\((.*)$")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_KILLED = re.compile(r"^(\d+)\s+\+\+\+ killed by SIGKILL")
+_KILLED = re.compile(r"^(?:(\d+)\s+)?\+\+\+ killed by SIGKILL")
 _DESCRIPTOR = re.compile(r"\b\d+<([^<>]*)>")
 
 
@@ -89,11 +91,11 @@ def parse_calls(output: str) -> list[Call]:
         match = _ENTRY.match(line)
         if match is None:
             killed = _KILLED.match(line)
-            if killed and int(killed[1]) in last:  # the call it was killed at
-                where = last[int(killed[1])]
+            if killed and int(killed[1] or 0) in last:  # the call it was killed at
+                where = last[int(killed[1] or 0)]
                 calls[where] = replace(calls[where], injected=True)
             continue
-        tid, name, rest = int(match[1]), match[2], match[3]
+        tid, name, rest = int(match[1] or 0), match[2], match[3]
         seen[tid, name] += 1
         last[tid] = len(calls)
         calls.append(Call(tid, name, seen[tid, name], rest, rest.endswith("(INJECTED)")))

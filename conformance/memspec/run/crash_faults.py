@@ -21,7 +21,7 @@ from typing import Protocol
 
 from memspec.exceptions import AdapterCrashed
 from memspec.observe.served import served_spec
-from memspec.observe.strace import Fault, ObserverFault, Tracing, attached
+from memspec.observe.strace import Fault, ObserverFault, Tracing, attached, threads
 from memspec.observe.trace import Call, paths, tree_mutations
 from memspec.wire.adapters import Adapter, Response
 
@@ -191,10 +191,12 @@ def _moved(path: str, old: tuple[str, ...], new: tuple[str, ...]) -> str:
 def _observing(
     adapter: Adapter, fault: Fault | None, owner: int | None = None
 ) -> AbstractContextManager[Tracing]:
-    """The tracer on the adapter's processes, or on ``owner`` alone when it is one of them."""
+    """The tracer on the adapter's processes and all they start, or on the threads of
+    ``owner`` alone when it is one of them: a helper process it starts (a ``git``) then
+    keeps its own calls, which strace would count alike."""
     pids = adapter.processes()
-    if owner in pids:
-        pids = (owner,)
     if not pids:
         raise ObserverFault(f"{adapter.description}: no process to observe")
+    if owner in pids:
+        return attached(threads(owner), fault, follow=False)
     return attached(pids, fault)
