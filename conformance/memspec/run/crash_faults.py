@@ -113,12 +113,13 @@ class ObservedFaults:
         self._calls: list[Call] = []
         self._roots: tuple[str, ...] = ()
         self._owners: dict[int, int] = {}
+        """The place, among the adapter's processes, of the process of each thread."""
         self._adapter: Adapter | None = None
         self._pinned = False
-        self._collateral = 0
         """Whether faults name the paths of their call: strace counts ``when`` in each
         thread alone, so that a call counted in one thread (a worker thread's write)
         also fails its namesake in another (the reply's write) unless pinned to paths."""
+        self._collateral = 0
 
     def adapter_for(self, adapter: Adapter) -> Adapter:
         self._adapter = observed_adapter(adapter)
@@ -133,7 +134,12 @@ class ObservedFaults:
                 call(None)
             self._plan = tree_mutations(tracing.calls, roots)
             self._calls, self._roots = tracing.calls, roots
-            self._owners = tracing.owners
+            # Which of the adapter's processes made each call, by its place among them:
+            # a process killed at a point comes back as another with the same place.
+            order = adapter.processes()
+            self._owners = {
+                tid: order.index(pid) for tid, pid in tracing.owners.items() if pid in order
+            }
             raise Retry  # this tree now holds the step's result
         if k > len(self._plan):
             return None
@@ -191,12 +197,12 @@ def _moved(path: str, old: tuple[str, ...], new: tuple[str, ...]) -> str:
 def _observing(
     adapter: Adapter, fault: Fault | None, owner: int | None = None
 ) -> AbstractContextManager[Tracing]:
-    """The tracer on the adapter's processes and all they start, or on the threads of
-    ``owner`` alone when it is one of them: a helper process it starts (a ``git``) then
-    keeps its own calls, which strace would count alike."""
+    """The tracer on the adapter's processes and all they start, or on the threads of the
+    ``owner``-th of them alone: a helper process it starts (a ``git``) then keeps its own
+    calls, which strace would count alike."""
     pids = adapter.processes()
     if not pids:
         raise ObserverFault(f"{adapter.description}: no process to observe")
-    if owner in pids:
-        return attached(threads(owner), fault, follow=False)
+    if owner is not None and owner < len(pids):
+        return attached(threads(pids[owner]), fault, follow=False)
     return attached(pids, fault)
