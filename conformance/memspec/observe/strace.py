@@ -115,8 +115,10 @@ def unavailable_reason() -> str | None:
 def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[None]:
     """The processes ``pids`` slowed where races happen (``DELAYS``) for the first
     ``seconds`` of the block: the tracer then detaches, so that the rest of a long step
-    runs at full speed (each system call of a traced process stops for the tracer)."""
-    with attached(pids, None, DELAYS) as tracing:
+    runs at full speed (each system call of a traced process stops for the tracer). What
+    they start (a ``git``) is not traced: the race is the adapter's own."""
+    tids = tuple(tid for pid in pids for tid in threads(pid))
+    with attached(tids, None, DELAYS, follow=False) as tracing:
         timer = threading.Timer(seconds, tracing.detach)
         timer.start()
         try:
