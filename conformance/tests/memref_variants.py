@@ -8,6 +8,10 @@ process (``python memref_variants.py NAME [ARGUMENT]``).
   (by default the third ``turnlog.turn_memory_enabled``), once: it creates MARKER as it
   dies, and while MARKER exists no process dies again (a restarted adapter answers).
 - ``LogsRequests LOG``: right everywhere; appends ``<pid> <op>`` to LOG for each request.
+- ``Flawed FLAW``: memref with one flaw of ``unserialised`` (``torn``: the memory tools
+  write their files in place, their locks kept, so that a write that fails half way
+  leaves a torn file; ``unlocked``: no locks or exclusive claims; ``in_place``: both).
+  It claims what memref claims.
 """
 
 from __future__ import annotations
@@ -20,7 +24,15 @@ from typing import Any
 
 from memref.serve import Implementation
 
-__all__ = ["Base64Text", "DiesOnce", "LogsRequests", "WrongOutline", "variant_cmd", "variant_env"]
+__all__ = [
+    "Base64Text",
+    "DiesOnce",
+    "Flawed",
+    "LogsRequests",
+    "WrongOutline",
+    "variant_cmd",
+    "variant_env",
+]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -103,6 +115,18 @@ class LogsRequests(Implementation):
         return super().handle(message)
 
 
+class Flawed(Implementation):
+    """memref with a flaw of ``unserialised`` (by the name of its context manager)."""
+
+    def __init__(self, flaw: str) -> None:
+        import unserialised
+
+        if flaw not in ("torn", "unlocked", "in_place"):
+            raise SystemExit(f"unknown flaw {flaw!r}")
+        self._patched = getattr(unserialised, flaw)()
+        self._patched.__enter__()
+
+
 def _serve(implementation: Implementation) -> None:
     for line in sys.stdin:
         message = json.loads(line)
@@ -118,5 +142,6 @@ if __name__ == "__main__":
         "WrongOutline": WrongOutline,
         "DiesOnce": DiesOnce,
         "LogsRequests": LogsRequests,
+        "Flawed": Flawed,
     }
     _serve(variant[sys.argv[1]](*sys.argv[2:]))

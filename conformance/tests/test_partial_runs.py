@@ -72,7 +72,8 @@ CUTS: dict[str, Callable[[str], str]] = {
     "footer dropped": lambda text: "".join(text.splitlines(keepends=True)[:-1]),
     "cut after a few lines": _cut_after_lines(4),
     "header only": _cut_after_lines(1),
-    "cut inside a line": lambda text: text[: len(text) // 2],
+    # Half way through what follows the header (which alone may be half a short report).
+    "cut inside a line": lambda text: text[: (len(text) + text.index("\n")) // 2],
 }
 
 

@@ -88,6 +88,12 @@ def _with_settings(source: Path, target: Path, settings: dict[str, Any] | None) 
 
 # --- The header carries the run's settings, and merge-reports compares them --------------
 
+OBSERVED = {
+    "observer": "strace",
+    "statistical": "race cases (a racer swapping a path beside the step) are sampled in "
+    "rounds; the observer decides crash points, concurrency and readers",
+}
+
 
 def test_the_header_carries_the_settings_the_run_took_effect_with(
     reports: Reports, tmp_path: Path
@@ -99,6 +105,7 @@ def test_the_header_carries_the_settings_the_run_took_effect_with(
         "max_reply_bytes": DEFAULT_MAX_REPLY_BYTES,
         "tree_owner": None,
         "selection": {},
+        **OBSERVED,
     }
     report = tmp_path / "chosen.jsonl"
     result = memspec(
@@ -131,6 +138,7 @@ def test_the_header_carries_the_settings_the_run_took_effect_with(
         "max_reply_bytes": 4096,
         "tree_owner": None,
         "selection": {"profiles": ["demo"], "keyword": "plain"},
+        **OBSERVED,
     }
     assert report_line_errors(header) == []
 

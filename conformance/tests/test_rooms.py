@@ -15,7 +15,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memspec"
 
-ROOMS = ("cli", "plugin", "reports", "run", "judge", "wire", "corpus")
+ROOMS = ("cli", "plugin", "reports", "run", "judge", "observe", "wire", "corpus")
 """Each room imports only the rooms after it."""
 
 BASE = frozenset({"memspec", "memspec.exceptions", "memspec.strategies"})

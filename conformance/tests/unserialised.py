@@ -19,6 +19,9 @@ so that every op a concurrency case sends does its read-modify-write unguarded:
 - ``hermes.call``: no ``flock`` on the target's ``.lock`` file around reading it and
   writing it back (the file is still replaced by a rename, without ``fsync``).
 
+``torn()`` keeps every lock but writes as ``in_place()`` does, and ``automemory`` writes
+its memory file in place too: one write that fails half way leaves a torn file.
+
 ``in_place()`` makes the memory tools write their files as Go's ``os.WriteFile`` does:
 truncate, then write, without a lock (``memorytool`` and ``hermes``); ``memories``
 creates a file under its final name and then writes it, and rewrites one in place.
@@ -40,7 +43,7 @@ from memref.memories._files import replace
 from memref.turnlog import _write as turnlog_write
 from memref.turnlog._write import candidates
 
-__all__ = ["UNLOCKED_OPS", "in_place", "unlocked"]
+__all__ = ["UNLOCKED_OPS", "in_place", "torn", "unlocked"]
 
 UNLOCKED_OPS = frozenset(
     {
@@ -160,15 +163,43 @@ def unlocked() -> Iterator[None]:
         yield
 
 
+def _write_in_place(patch: pytest.MonkeyPatch) -> None:
+    """The memory tools' writers truncating and writing their files in place."""
+    patch.setattr("memref.memorytool._actions.write_target", _in_place_write)
+    patch.setattr("memref.hermes._tool.write_file", _in_place_text)
+    patch.setattr("memref.memories._create.create_exclusive", _created_then_written)
+    patch.setattr("memref.memories._str_replace.replace", _rewritten_in_place)
+    patch.setattr("memref.memories._insert.replace", _rewritten_in_place)
+
+
 @contextlib.contextmanager
 def in_place() -> Iterator[None]:
     """memref's memory tools writing as the Go port does: truncate, write, no lock."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("memref.memorytool._actions.locked", _no_lock)
-        patch.setattr("memref.memorytool._actions.write_target", _in_place_write)
         patch.setattr("memref.hermes._tool.locked", _no_lock)
-        patch.setattr("memref.hermes._tool.write_file", _in_place_text)
-        patch.setattr("memref.memories._create.create_exclusive", _created_then_written)
-        patch.setattr("memref.memories._str_replace.replace", _rewritten_in_place)
-        patch.setattr("memref.memories._insert.replace", _rewritten_in_place)
+        _write_in_place(patch)
+        yield
+
+
+def _in_place_bytes(path: str, data: bytes) -> None:
+    _in_place_write(path, data, None)
+
+
+def _in_place_backup(path: str, text: str) -> bool:
+    try:
+        _in_place_text(path, text)
+    except OSError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def torn() -> Iterator[None]:
+    """memref's writers of the four memory profiles truncating and writing in place,
+    with their locks kept."""
+    with pytest.MonkeyPatch.context() as patch:
+        _write_in_place(patch)
+        patch.setattr("memref.hermes._tool.write_backup", _in_place_backup)
+        patch.setattr("memref.automemory._writer.write_atomic", _in_place_bytes)
         yield

@@ -2,5 +2,5 @@
 ``new-adapter`` with its templates. Nothing here is imported on the way to
 ``serve-reference`` but ``entry``.
 
-May import ``plugin``, ``reports``, ``run``, ``judge``, ``wire`` and ``corpus``.
+May import ``plugin``, ``reports``, ``run``, ``judge``, ``observe``, ``wire`` and ``corpus``.
 """

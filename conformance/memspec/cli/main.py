@@ -107,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
         "(1000, random)",
     )
     run.add_argument(
+        "--observer",
+        choices=("strace", "none"),
+        help="strace (the default, where it can run): the harness fails each mutating "
+        "system call of a crash-points step itself; none: crash points need the "
+        "adapter's fault-injection",
+    )
+    run.add_argument(
         "--export-failures",
         metavar="DIR",
         help="write each failing property's shrunk input as a fixture file",
@@ -398,6 +405,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pytest_args += ["--memspec-shard", args.shard]
     if args.label:
         pytest_args += ["--memspec-label", args.label]
+    if args.observer:
+        pytest_args += ["--memspec-observer", args.observer]
     if args.verbose:
         pytest_args += ["--memspec-case-lines", "yes", "-o", "console_output_style=classic"]
     if args.workers:

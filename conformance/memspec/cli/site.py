@@ -702,14 +702,16 @@ def _home(site: _Site, pages: Sequence[tuple[str, str, str]], matrix: bool) -> s
             counts = implementation.run.footer.get("counts", {})
             said = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
             claimed = ", ".join(implementation.run.claimed_profiles())
+            statistical = str(implementation.run.settings.get("statistical", "not recorded"))
             items.append(
                 f'<tr data-impl="{number}"><th>{_e(implementation.label)}</th>'
-                f"<td>{_e(claimed)}</td><td>{_e(said)}</td></tr>"
+                f"<td>{_e(claimed)}</td><td>{_e(said)}</td><td>{_e(statistical)}</td></tr>"
             )
         parts.append(
             '<h2 id="implementations">Implementations</h2>'
             '<div class="table"><table><thead><tr><th>implementation</th><th>profiles</th>'
-            f"<th>outcomes</th></tr></thead><tbody>{''.join(items)}</tbody></table></div>"
+            "<th>outcomes</th><th>statistical verdicts</th></tr></thead>"
+            f"<tbody>{''.join(items)}</tbody></table></div>"
         )
         if matrix:
             parts.append(

@@ -1,5 +1,5 @@
 """The pytest layer: hooks, options and run state, collection and selection, fixtures,
 verdicts, the records and reports of a run, written expectations and exported failures.
 
-May import ``reports``, ``run``, ``judge``, ``wire`` and ``corpus``.
+May import ``reports``, ``run``, ``judge``, ``observe``, ``wire`` and ``corpus``.
 """

@@ -3,10 +3,12 @@ crash-points runner, the claim check and the snapshot assertion."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from memspec.corpus.cases import Case
 from memspec.corpus.data import fixtures_dir
@@ -14,9 +16,13 @@ from memspec.corpus.profiles import PROTOCOL
 from memspec.exceptions import AdapterBroken
 from memspec.plugin.run_state import run_state
 from memspec.plugin.verdicts import run_judged
+from memspec.run.crash_faults import FAULT_MODELS, ObservedFaults
 from memspec.run.runner import run_case, run_crash_points
 from memspec.run.scratch import settle_in_time
 from memspec.wire.adapters import Adapter
+
+THOROUGH = "memspec-thorough"
+"""The Hypothesis profile in which the observer also kills the adapter at each point."""
 
 __all__ = [
     "memspec_adapter",
@@ -80,27 +86,55 @@ def memspec_snapshot(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue("snapshot").use_extension(ProfileSnapshots)
 
 
+def _provided(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The capabilities the harness provides itself: ``fault-injection`` when it observes
+    the adapter's system calls."""
+    return () if run_state(request.config).observer_off() else ("fault-injection",)
+
+
 @pytest.fixture
-def memspec_run(memspec_adapter: Adapter) -> Any:
+def memspec_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any:
     """Run a case through the adapter; a wrong answer fails, a fault errors."""
 
     def run(case: Case) -> None:
-        run_judged(memspec_adapter, case, lambda: run_case(case, memspec_adapter))
+        run_judged(
+            memspec_adapter,
+            case,
+            lambda: run_case(case, memspec_adapter, observed=bool(_provided(request))),
+            provided=_provided(request),
+        )
 
     return run
 
 
 @pytest.fixture
 def memspec_crash_run(memspec_adapter: Adapter, request: pytest.FixtureRequest) -> Any:
-    """Enumerate the crash points of one step of a case."""
+    """Enumerate the crash points of one step of a case: through the observer, which
+    fails each mutating call itself (and, in the thorough profile, kills the adapter at
+    each), or else through the adapter's own ``fault-injection``."""
 
     def run(case: Case, index: int) -> None:
-        points = run_judged(
-            memspec_adapter,
-            case,
-            lambda: run_crash_points(case, memspec_adapter, index),
-            needs="fault-injection",
-        )
-        request.node.user_properties.append(("memspec_note", f"{points} crash points"))
+        if run_state(request.config).observer_off() is not None:
+            points = run_judged(
+                memspec_adapter,
+                case,
+                lambda: run_crash_points(case, memspec_adapter, index),
+                needs="fault-injection",
+            )
+            request.node.user_properties.append(("memspec_note", f"{points} crash points"))
+            return
+        models = FAULT_MODELS if settings.get_current_profile_name() == THOROUGH else ("error",)
+        notes = []
+        for model in models:
+            points = run_judged(
+                memspec_adapter,
+                case,
+                functools.partial(
+                    run_crash_points, case, memspec_adapter, index, injector=ObservedFaults(model)
+                ),
+                provided=_provided(request),
+            )
+            notes.append(f"{points} crash points observed ({model})")
+        request.node.user_properties.append(("memspec_note", ", ".join(notes)))
 
     return run

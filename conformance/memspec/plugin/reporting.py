@@ -251,6 +251,24 @@ def run_settings(state: RunState) -> dict[str, Any]:
         "max_reply_bytes": state.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES,
         "tree_owner": f"{owner[0]}:{owner[1]}" if owner else None,
         "selection": _selection(state),
+        **observer_settings(state),
+    }
+
+
+def observer_settings(state: RunState) -> dict[str, str]:
+    """Whether the run observed the adapter's system calls, and which verdicts are
+    statistical (decided by sampling in rounds, not by observation) and why."""
+    off = state.observer_off()
+    if off is None:
+        return {
+            "observer": "strace",
+            "statistical": "race cases (a racer swapping a path beside the step) are "
+            "sampled in rounds; the observer decides crash points, concurrency and readers",
+        }
+    return {
+        "observer": "none",
+        "statistical": "concurrency, readers and race cases are sampled in rounds; crash "
+        f"points need the adapter's fault-injection (no observer: {off})",
     }
 
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 from memspec.corpus.expectations import Expected, load_expectations
 from memspec.corpus.profiles import selectable_profiles
 from memspec.exceptions import UsageError
+from memspec.observe.strace import unavailable_reason
 from memspec.reports.report import CaseRecord
 from memspec.reports.shard import parse_shard
 from memspec.wire.adapters import (
@@ -86,6 +87,11 @@ OPTIONS = {
     ),
     "shard": ("string", "run only shard K of N (K/N): a deterministic slice by case id"),
     "label": ("string", "a name for this run, kept in the report header (such as a branch)"),
+    "observer": (
+        "string",
+        "strace (the default, where it can run) or none: the harness fails the mutations "
+        "of crash points itself by tracing the adapter's system calls",
+    ),
 }
 _REPEATABLE = {"profile", "case", "op"}
 _SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
@@ -198,6 +204,7 @@ class RunState:
         self.implementation: dict[str, Any] | None = None
         self.claims: dict[str, list[str]] | None = None
         self.label: str = option(config, "label") or ""
+        self.observer: str = parse_observer(option(config, "observer"))
         self.broken: str = ""
         self.interrupted: str = ""
         self.problems: list[str] = []
@@ -224,6 +231,13 @@ class RunState:
                 if path:
                     check_writable(Path(path))
 
+    def observer_off(self) -> str | None:
+        """Why the harness does not observe the adapter's system calls in this run, or
+        None when it does."""
+        if self.observer == "none":
+            return "--observer none"
+        return unavailable_reason()
+
     def adapter(self) -> Adapter:
         return Adapter(
             self.adapter_spec,
@@ -232,6 +246,16 @@ class RunState:
             max_reply_bytes=self.max_reply_bytes,
             start_timeout_s=self.start_timeout_s,
         )
+
+
+OBSERVERS = ("strace", "none")
+
+
+def parse_observer(text: str | None) -> str:
+    """``strace`` (also when not given) or ``none``; a usage error otherwise."""
+    if text is None or text in OBSERVERS:
+        return text or "strace"
+    raise UsageError(f"--observer {text!r}: expected one of {', '.join(OBSERVERS)}")
 
 
 def check_writable(path: Path) -> None:

@@ -88,10 +88,18 @@ class Verdict:
     """The observed value of each entry of ``signature``, abridged ("" for none)."""
 
 
-def run_judged(adapter: Adapter, case: Case, work: Callable[[], T], *, needs: str = "") -> T:
-    """Run ``work`` for ``case``: skipped when not claimed or when the host cannot build
-    it; a wrong answer (CaseFailure) or a fault (CaseFault) goes on to ``judge_report``."""
-    reason = not_claimed_reason(case, adapter)
+def run_judged(
+    adapter: Adapter,
+    case: Case,
+    work: Callable[[], T],
+    *,
+    needs: str = "",
+    provided: tuple[str, ...] = (),
+) -> T:
+    """Run ``work`` for ``case``: skipped when not claimed (but for the capabilities the
+    harness ``provided``) or when the host cannot build it; a wrong answer (CaseFailure)
+    or a fault (CaseFault) goes on to ``judge_report``."""
+    reason = not_claimed_reason(case, adapter, provided)
     if reason is None and needs and needs not in adapter.handshake.capabilities:
         reason = f"not claimed: capability {needs}"
     if reason:

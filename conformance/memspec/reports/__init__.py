@@ -1,5 +1,5 @@
 """What a run leaves behind and what reads it: JSON lines, JUnit and Markdown, diff,
 merge, shards, badges and the conformance matrix.
 
-May import ``run``, ``judge``, ``wire`` and ``corpus``.
+May import ``run``, ``judge``, ``observe``, ``wire`` and ``corpus``.
 """

@@ -294,6 +294,8 @@ _SETTING_NAMES = {
     "max_reply_bytes": "--max-reply-bytes",
     "tree_owner": "--tree-owner",
     "selection": "selection (--profile, --case, --op, -k)",
+    "observer": "observer (--observer)",
+    "statistical": "statistical verdicts",
 }
 _UNRECORDED = object()
 """A setting one report's header holds and the other's does not."""

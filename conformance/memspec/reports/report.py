@@ -429,6 +429,8 @@ def render_run_end(
     counts = report.counts()
     lines.append(", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no cases")
     lines += [f"{name}: {path}" for name, path in written]
+    if statistical_note(report):
+        lines.append(f"statistical verdicts: {statistical_note(report)}")
     if report.interrupted:
         lines.append(
             "interrupted: the reports hold the cases that ran, and say so"
@@ -451,6 +453,12 @@ def _by_profile(records: Sequence[CaseRecord]) -> dict[str, Counter[str]]:
     for record in records:
         table.setdefault(record.profile, Counter())[record.outcome] += 1
     return dict(sorted(table.items()))
+
+
+def statistical_note(report: Report) -> str:
+    """Which verdicts of the run were decided by sampling, and why ("" when not said)."""
+    settings = report.settings or {}
+    return str(settings.get("statistical", ""))
 
 
 def render_table(report: Report) -> str:
@@ -489,6 +497,8 @@ def render_markdown(report: Report, *, max_failures: int = 50) -> str:
     for profile, tally in _by_profile(report.records).items():
         cells = " | ".join(str(tally[o]) for o in OUTCOMES)
         lines.append(f"| {profile} | {cells} | {sum(tally.values())} |")
+    if statistical_note(report):
+        lines += ["", f"**Statistical verdicts:** {_safe(statistical_note(report))}."]
     if report.broken:
         lines += ["", f"**Adapter broken:** {_safe(report.broken)}"]
     if report.interrupted:

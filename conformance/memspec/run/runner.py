@@ -6,12 +6,15 @@ import base64
 import contextlib
 import dataclasses
 import fnmatch
+import functools
+import glob
 import json
 import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -24,7 +27,9 @@ from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError,
 from memspec.judge.messages import abridge, describe_difference
 from memspec.judge.model_text import host_path_leaks, host_paths
 from memspec.judge.observed import Normaliser, case_normaliser, coarse, observe
+from memspec.observe.strace import ObserverFault
 from memspec.run.captures import bound, captured, pins_nothing
+from memspec.run.crash_faults import Injector, Point, RequestedFaults, Retry, observed_adapter
 from memspec.run.held_lock import run_while_held
 from memspec.run.race import judge_any, run_race, with_iteration
 from memspec.run.readers import watching
@@ -39,6 +44,7 @@ from memspec.run.trees import (
     tmp_case_sensitive,
     tree_changes,
 )
+from memspec.run.widened import widened
 from memspec.wire.adapters import Adapter, Response
 from memspec.wire.working_directory import made_working_directory
 
@@ -59,6 +65,7 @@ CRASH_POINTS_AT_MOST = 256
 """How many mutations of one step the harness fails in turn (spec/protocol.md, crash
 points): far more than any case's step makes, and few enough that an adapter claiming
 ever more mutations ends its case in bounded time instead of holding the run."""
+_CRASH_POINT_RETRIES = 5
 _T = TypeVar("_T")
 # A round of a fast case catches a torn or unlocked write about one time in two at worst
 # (a reader beside a create of the Python SDK, benchmarks/race_catch_rate.py): 25 rounds
@@ -68,12 +75,17 @@ CONCURRENCY_ROUNDS = 25
 CONCURRENCY_SECONDS = 6.0
 
 
-def not_claimed_reason(case: Case, adapter: Adapter) -> str | None:
-    """Why the adapter or this host cannot take the case, or None when it can."""
+def not_claimed_reason(case: Case, adapter: Adapter, provided: tuple[str, ...] = ()) -> str | None:
+    """Why the adapter or this host cannot take the case, or None when it can; the
+    capabilities ``provided`` are the harness's own (``fault-injection`` by the observer)."""
     handshake = adapter.handshake
     if case.profile not in handshake.profiles:
         return f"not claimed: profile {case.profile!r}"
-    missing = [need for need in case.requires if need not in handshake.capabilities]
+    missing = [
+        need
+        for need in case.requires
+        if need not in handshake.capabilities and need not in provided
+    ]
     if missing:
         return f"not claimed: capability {', '.join(missing)}"
     unclaimed = [op for op in case_ops(case) if not handshake.claims_op(op)]
@@ -141,6 +153,8 @@ class _Context:
         self.installs = adapter.install_folders if adapter else ()
         self.host_paths = host_paths(root, str(working) if working else None, self.installs)
         """The paths of the host a text sent to the model must not hold."""
+        self.widen = False
+        """Whether the observer slows a step whose verdict hangs on interleaving."""
 
     def normaliser(self) -> Normaliser:
         case = self.case
@@ -453,6 +467,10 @@ def _call(
         raise CaseFault(f"{step.op}: adapter fault: {unsubstitute(str(exc), root)}") from exc
 
 
+def _faulted(adapter: Adapter, step: Step, args: Mapping[str, Any], fault: int | None) -> Response:
+    return adapter.call(step.op, args, fail_mutation=fault)
+
+
 def _run_concurrent(
     adapter: Adapter, step: Step, args: Mapping[str, Any], root: str
 ) -> list[Response]:
@@ -568,7 +586,10 @@ def _step_replies(
     if step.race is not None:
         _run_race_step(context, step, adapter, workdir, index, args)
         return failures, responses
-    with watching(step.readers, workdir, adapter.tree_owner) as watch:
+    with (
+        watching(step.readers, workdir, adapter.tree_owner) as watch,
+        _widened(context, adapter, step),
+    ):
         if step.concurrent is not None:
             responses = _run_concurrent(adapter, step, args, context.root)
         elif step.hold_lock is not None:
@@ -599,6 +620,14 @@ def _step_tree_failures(context: _Context, step: Step, workdir: Path) -> list[_F
     return _tree_failures(
         context, step.expect.tree, context.last_reading, "the tree after the step differs"
     )
+
+
+def _widened(context: _Context, adapter: Adapter, step: Step) -> AbstractContextManager[None]:
+    """The step's processes slowed where races happen, when the case is run observed and
+    the step's verdict hangs on how threads interleave."""
+    if not context.widen or (step.concurrent is None and step.readers is None):
+        return contextlib.nullcontext()
+    return widened(adapter, step)
 
 
 def _run_race_step(
@@ -651,21 +680,30 @@ def concurrency_rounds(case: Case) -> int:
     return CONCURRENCY_ROUNDS if timed else 1
 
 
-def run_case(case: Case, adapter: Adapter, base: Path | None = None) -> None:
+def run_case(
+    case: Case, adapter: Adapter, base: Path | None = None, *, observed: bool = False
+) -> None:
     """Materialise the case's tree, run its steps, raise CaseFailure/CaseFault on a miss.
 
     A case with a concurrent step or readers is run again, each time in a fresh tree,
     until a round fails or the budget is spent (``concurrency_rounds`` rounds, or
-    ``CONCURRENCY_SECONDS`` once a round has ended)."""
+    ``CONCURRENCY_SECONDS`` once a round has ended). ``observed``: such a case is run
+    once, through a process the observer slows where races happen (``run.widened``)."""
     rounds = concurrency_rounds(case)
+    widen = observed and rounds > 1
+    if widen:
+        adapter, rounds = observed_adapter(adapter), 1
     deadline = time.monotonic() + CONCURRENCY_SECONDS
     for number in range(1, rounds + 1):
         try:
             with case_tree(case, adapter, base) as workdir:
                 context = _Context(case, str(workdir), adapter)
+                context.widen = widen
                 for index in range(len(case.steps)):
                     _run_step(context, adapter, workdir, index)
                 _unchanged_since_last_reply(context, workdir)
+        except ObserverFault as exc:
+            raise CaseFault(f"the observer failed: {exc}") from exc
         except CaseFailure as exc:
             if number == 1:
                 raise
@@ -750,8 +788,9 @@ def _changed_from_before(
     root: str,
 ) -> list[str]:
     """How ``now`` differs from ``before``, except for what an interrupted writer may leave
-    without mixing states: a directory's own mtime (temporary entries come and go), and
-    directories the expected tree also has (made on the way to a file)."""
+    without mixing states: a directory's own mtime (temporary entries come and go), a
+    file's own mtime (written back as it was), and directories the expected tree also has
+    (made on the way to a file)."""
     wanted = substitute_tree(expected, root)
     wanted_dirs = {p for p, spec in wanted.items() if spec.get("dir")} | {
         "/".join(p.split("/")[:i]) for p in wanted for i in range(1, p.count("/") + 1)
@@ -759,6 +798,9 @@ def _changed_from_before(
 
     def tolerated(path: str) -> bool:
         old, new = before.get(path), now.get(path)
+        if old is not None and new is not None and new.kind != "dir":
+            # A file written back with what it held (a rolled-back page) is as it was.
+            return replace(old, mtime_ns=new.mtime_ns) == new
         if new is None or new.kind != "dir":
             return False
         if old is None:
@@ -790,7 +832,7 @@ def _check_before_or_after(
     before: Mapping[str, Entry],
     workdir: Path,
     args: Mapping[str, Any],
-    k: int,
+    what: str,
 ) -> None:
     """Right after the faulted run the state is the one before the step or the expected
     one after it, never a mix: the tree, and what the step's observing calls answer."""
@@ -814,7 +856,7 @@ def _check_before_or_after(
         raise context.fail(
             step,
             index,
-            f"right after failing mutation {k}, the state is neither the one before the "
+            f"right after {what}, the state is neither the one before the "
             "step nor the expected one after it",
             details,
             args,
@@ -823,12 +865,98 @@ def _check_before_or_after(
         )
 
 
+def _check_crash_point(
+    context: _Context,
+    step: Step,
+    index: int,
+    adapter: Adapter,
+    tree_before: Mapping[str, Entry],
+    workdir: Path,
+    args: Mapping[str, Any],
+    k: int,
+    point: Point,
+) -> None:
+    """The state right after the fault, then the clean reruns and what they leave. A
+    process killed at a call cannot remove what it made on the way (a temporary file):
+    a path that neither the tree before the step nor the expected one has is left out."""
+    expected = step.expect.tree
+    assert expected is not None
+    context.prefix = f"mutation {k}: "
+    if point.response is None:
+        debris = _debris(tree_before, _visible_tree(context, workdir), expected, context.root)
+        ignore = context.case.tree_ignore + tuple(glob.escape(path) for path in debris)
+        context.case = replace(context.case, tree_ignore=ignore)
+    faulted = point.response
+    if faulted is not None and faulted.error_kind == "internal":
+        raise context.fail(
+            step,
+            index,
+            f"{point.what} gave an internal error",
+            [f"  message: {abridge(faulted.error_message)}"],
+            args,
+            check="internal error",
+            observed=reply_value(faulted),
+        )
+    if step.crash_points_all_or_nothing:
+        _check_before_or_after(
+            context, step, index, adapter, tree_before, workdir, args, point.what
+        )
+    for attempt in _crash_reruns(context, step, workdir):
+        again = _call(adapter, step, args, context.root)
+        if again.is_error:
+            raise context.fail(
+                step,
+                index,
+                f"after {point.what}, {attempt} answered error {again.error_kind!r}",
+                [f"  message: {abridge(again.error_message)}"],
+                args,
+                check="rerun error",
+                observed=reply_value(again),
+            )
+        failures = _tree_failures(
+            context,
+            expected,
+            workdir,
+            f"after {point.what} and {attempt}, the tree differs from an uninterrupted run",
+        )
+        answers = _observe(context, step, index, adapter, args)
+        differ = _answers_differ(step, answers, "after", context.root)
+        if differ:
+            failures.append(
+                _Failed(
+                    "observing call",
+                    f"after {point.what} and {attempt}, an observing call "
+                    "differs from an uninterrupted run",
+                    [f"  {problem}" for problem in differ],
+                    observed=answers,
+                )
+            )
+        if failures:
+            raise context.fail_all(step, index, failures, args)
+
+
+def _debris(
+    before: Mapping[str, Entry], now: Mapping[str, Entry], expected: Mapping[str, Any], root: str
+) -> list[str]:
+    """The paths made since ``before`` that the expected tree does not hold either (nor
+    holds anything below)."""
+    wanted = set(substitute_tree(expected, root))
+    wanted |= {"/".join(p.split("/")[:i]) for p in wanted for i in range(1, p.count("/") + 1)}
+    return [path for path in now if path not in before and path not in wanted]
+
+
 def crash_point_steps(case: Case) -> list[int]:
     """Indexes of the steps of ``case`` marked ``crash_points``."""
     return [index for index, step in enumerate(case.steps) if step.crash_points]
 
 
-def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None = None) -> int:
+def run_crash_points(
+    case: Case,
+    adapter: Adapter,
+    index: int,
+    base: Path | None = None,
+    injector: Injector | None = None,
+) -> int:
     """Fail each filesystem mutation of step ``index`` in turn; return how many there were.
 
     For each k: a fresh tree, the steps before ``index`` as in the case, then the step
@@ -837,25 +965,41 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
     it, unless the step is marked not all-or-nothing. Then the step again without a fault
     (the tree must be the expected one) and once more (nothing may change); a step marked
     not idempotent is rerun once, and only when the faulted run did not already leave the
-    expected tree. The first reply that attempted fewer than k mutations ends the
-    enumeration.
+    expected tree. The enumeration ends at the first k beyond the request's mutations.
+
+    ``injector`` fails the mutation: by default the adapter itself, asked by the request
+    (``fault-injection``); ``ObservedFaults`` fails or kills it from outside.
     """
     step = case.steps[index]
     if step.expect.tree is None:
         raise CaseFailure(f"{case.id}: a crash_points step needs an expected tree")
-    for k in range(1, CRASH_POINTS_AT_MOST + 1):
+    injector = injector or RequestedFaults()
+    adapter = injector.adapter_for(adapter)
+    k, retries = 1, 0
+    while k <= CRASH_POINTS_AT_MOST:
         with case_tree(case, adapter, base) as workdir:
             context = _Context(case, str(workdir), adapter)
             for before in range(index):
                 _run_step(context, adapter, workdir, before)
             step = bound(case.steps[index], context.captured)
-            expected = step.expect.tree
-            assert expected is not None
             args = substitute(step.args, context.root)
             tree_before = _visible_tree(context, workdir)
-            faulted = _call(adapter, step, args, context.root, fail_mutation=k)
-            assert faulted.mutations is not None
-            if faulted.mutations < k:
+            try:
+                point = injector.point(k, workdir, functools.partial(_faulted, adapter, step, args))
+            except Retry:
+                retries += 1
+                if retries > _CRASH_POINT_RETRIES:
+                    raise CaseFault(
+                        f"{step.op}: the observer could not fail mutation {k} in "
+                        f"{_CRASH_POINT_RETRIES} tries (the request's calls change from run to run)"
+                    ) from None
+                continue
+            except ObserverFault as exc:
+                raise CaseFault(f"{step.op}: the observer failed: {exc}") from exc
+            except AdapterFault as exc:
+                fault = unsubstitute(str(exc), context.root)
+                raise CaseFault(f"{step.op}: adapter fault: {fault}") from exc
+            if point is None:
                 if k == 1:
                     raise context.fail(
                         step,
@@ -866,53 +1010,8 @@ def run_crash_points(case: Case, adapter: Adapter, index: int, base: Path | None
                         check="no mutation",
                     )
                 return k - 1
-            context.prefix = f"mutation {k}: "
-            if faulted.error_kind == "internal":
-                raise context.fail(
-                    step,
-                    index,
-                    f"failing mutation {k} gave an internal error",
-                    [f"  message: {abridge(faulted.error_message)}"],
-                    args,
-                    check="internal error",
-                    observed=reply_value(faulted),
-                )
-            if step.crash_points_all_or_nothing:
-                _check_before_or_after(context, step, index, adapter, tree_before, workdir, args, k)
-            for attempt in _crash_reruns(context, step, workdir):
-                again = _call(adapter, step, args, context.root)
-                if again.is_error:
-                    raise context.fail(
-                        step,
-                        index,
-                        f"after failing mutation {k}, "
-                        f"{attempt} answered error {again.error_kind!r}",
-                        [f"  message: {abridge(again.error_message)}"],
-                        args,
-                        check="rerun error",
-                        observed=reply_value(again),
-                    )
-                failures = _tree_failures(
-                    context,
-                    expected,
-                    workdir,
-                    f"after failing mutation {k} and {attempt}, the tree differs "
-                    "from an uninterrupted run",
-                )
-                answers = _observe(context, step, index, adapter, args)
-                differ = _answers_differ(step, answers, "after", context.root)
-                if differ:
-                    failures.append(
-                        _Failed(
-                            "observing call",
-                            f"after failing mutation {k} and {attempt}, an observing call "
-                            "differs from an uninterrupted run",
-                            [f"  {problem}" for problem in differ],
-                            observed=answers,
-                        )
-                    )
-                if failures:
-                    raise context.fail_all(step, index, failures, args)
+            _check_crash_point(context, step, index, adapter, tree_before, workdir, args, k, point)
+        k, retries = k + 1, 0
     raise CaseFailure(
         f"{case.id}: the step still attempted {CRASH_POINTS_AT_MOST} mutations or more with "
         f"mutation {CRASH_POINTS_AT_MOST} failing; the protocol bounds a step to "

@@ -271,6 +271,11 @@ class SubprocessConnection:
             self._exited = os.pidfd_open(self._process.pid)
         _LIVE.add(self)
 
+    @property
+    def pid(self) -> int:
+        """The process id of the adapter's leader."""
+        return self._process.pid
+
     def stderr_tail(self, limit: int = 2000) -> str:
         self._stderr.join(0.2)  # what a process that just exited wrote last
         return self._stderr.tail(limit).decode("utf-8", "replace").strip()
@@ -688,6 +693,14 @@ class Adapter:
         self._connection, self._handshake = connection, handshake
         self._last_answered = None
         return connection
+
+    def processes(self) -> tuple[int, ...]:
+        """The adapter's processes (started if need be): its leader and every process of
+        its session, for an observer to trace; none for an in-process adapter."""
+        connection = self._ensure_started()
+        if not isinstance(connection, SubprocessConnection):
+            return ()
+        return tuple(dict.fromkeys([connection.pid, *_members(connection.pid)]))
 
     def spawn(self) -> Adapter:
         """Another adapter of the same spec: a new process, or a new in-process instance."""

@@ -1,0 +1,207 @@
+"""The tracer: ``strace`` attached to an adapter's processes for one request, following
+every process and thread they start, writing each mutating call it sees, and failing or
+killing the one asked for.
+
+It attaches for the request and detaches after the reply, so that ``when=K`` counts from
+the request's start: the ordinals of a call are those ``trace.parse_calls`` gives it.
+strace counts ``when`` in every thread it traces, each on its own: a fault is injected
+with the tracer attached to the one process that made the call (and what it starts), so
+that a wrapper's own writes to its child, counted alike, are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memspec.observe.trace import MUTATING, Call, parse_calls
+
+__all__ = [
+    "DELAYS",
+    "Fault",
+    "ObserverFault",
+    "Tracing",
+    "attached",
+    "delayed",
+    "threads",
+    "unavailable_reason",
+]
+
+DELAY_WINDOW_S = 0.5
+"""How long a step is slowed: the workers of a concurrent step start together, and a
+reader starts before the step, so that their races happen at its start."""
+DELAY_US = 3000
+"""How long a delayed call waits: long beside a loop of a few system calls (a writer's
+read, a reader's open), short beside a request."""
+_RENAMES = ("rename", "renameat", "renameat2", "link", "linkat")
+_WRITES = ("openat", "creat", "write", "pwrite64", "writev", "ftruncate")
+DELAYS = (
+    f"--inject={','.join(_RENAMES)}:delay_enter={DELAY_US}",
+    f"--inject={','.join(_WRITES)}:delay_exit={DELAY_US}",
+)
+"""Where a lost update or a torn reading happens: a writer that read a file waits before
+its rename puts its copy in place (another writer reads the same old state meanwhile); a
+writer waits after an open that may create or truncate a file and after a write of its
+content (a reader sees it empty or half written). Only these calls are traced then."""
+
+_ATTACH_TIMEOUT_S = 10.0
+_DETACH_TIMEOUT_S = 10.0
+
+
+class ObserverFault(Exception):
+    """The tracer could not attach, or ended without a trace."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What the tracer does to one call: ``error`` (it fails with EIO and has no effect)
+    or ``kill`` (it has no effect, and the process is killed by SIGKILL)."""
+
+    call: Call
+    model: str = "error"
+    paths: tuple[str, ...] = ()
+    """When given, strace counts (and traces) only the calls naming one of these paths
+    (``-P``), and ``ordinal`` counts those alone."""
+    ordinal: int = 0
+
+    def options(self) -> list[str]:
+        action = "error=EIO" if self.model == "error" else "error=EIO:signal=KILL"
+        when = self.ordinal or self.call.ordinal
+        pinned = [word for path in self.paths for word in ("-P", path)]
+        return [f"--inject={self.call.name}:{action}:when={when}", *pinned]
+
+
+@dataclass
+class Tracing:
+    """What one traced request did; filled in when the tracer has detached."""
+
+    calls: list[Call] = field(default_factory=list)
+    owners: dict[int, int] = field(default_factory=dict)
+    """The process of each thread that was there when the tracer attached."""
+    detach: Callable[[], None] = lambda: None
+    """Detach the tracer now, before the block ends."""
+
+
+@functools.cache
+def unavailable_reason() -> str | None:
+    """Why the tracer cannot run on this host, or None when it can: it must be Linux,
+    ``strace`` must be on PATH, and it must be allowed to attach to a child of ours."""
+    if not sys.platform.startswith("linux"):
+        return f"the observer needs Linux (this is {sys.platform})"
+    if shutil.which("strace") is None:
+        return "strace is not installed"
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        with contextlib.suppress(ObserverFault), attached((child.pid,), None):
+            return None
+        return "strace may not attach to a process here (ptrace is refused)"
+    finally:
+        child.kill()
+        child.wait()
+
+
+@contextlib.contextmanager
+def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[None]:
+    """The processes ``pids`` slowed where races happen (``DELAYS``) for the first
+    ``seconds`` of the block: the tracer then detaches, so that the rest of a long step
+    runs at full speed (each system call of a traced process stops for the tracer). What
+    they start (a ``git``) is not traced: the race is the adapter's own."""
+    tids = tuple(tid for pid in pids for tid in threads(pid))
+    with attached(tids, None, DELAYS, follow=False) as tracing:
+        timer = threading.Timer(seconds, tracing.detach)
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+
+def threads(pid: int) -> tuple[int, ...]:
+    """The threads of the process ``pid``."""
+    return tuple(int(task) for task in _tasks(pid))
+
+
+def _tasks(pid: int) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
+def _traced_by(pid: int, task: str, tracer: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/task/{task}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("TracerPid:"):
+                    return int(line.split()[1]) == tracer
+    except OSError:
+        return True  # the thread is gone: nothing left to wait for
+    return False
+
+
+def _wait_attached(tracer: subprocess.Popen[bytes], pids: tuple[int, ...]) -> None:
+    deadline = time.monotonic() + _ATTACH_TIMEOUT_S
+    while not all(_traced_by(pid, task, tracer.pid) for pid in pids for task in _tasks(pid)):
+        if tracer.poll() is not None:
+            raise ObserverFault(f"strace exited at once (status {tracer.returncode})")
+        if time.monotonic() > deadline:
+            raise ObserverFault(f"strace did not attach within {_ATTACH_TIMEOUT_S:g} s")
+        time.sleep(0.0005)
+
+
+def _interrupt(tracer: subprocess.Popen[bytes]) -> None:
+    if tracer.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            tracer.send_signal(signal.SIGINT)
+
+
+def _detach(tracer: subprocess.Popen[bytes]) -> None:
+    _interrupt(tracer)
+    try:
+        tracer.wait(timeout=_DETACH_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        tracer.kill()
+        tracer.wait()
+        raise ObserverFault("strace did not detach") from None
+
+
+@contextlib.contextmanager
+def attached(
+    pids: tuple[int, ...], fault: Fault | None, extra: tuple[str, ...] = (), follow: bool = True
+) -> Iterator[Tracing]:
+    """Trace the processes ``pids`` (and, when ``follow``, every thread and process they
+    start) inside the block, failing or killing the call ``fault`` names (and injecting
+    what ``extra`` asks); the calls seen are in the yielded ``Tracing`` once the block has
+    ended. Without ``follow``, ``pids`` are threads, each traced alone."""
+    tracing = Tracing(owners={int(task): pid for pid in pids for task in _tasks(pid)})
+    with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
+        output = Path(folder) / "trace"
+        argv = ["strace", *(["-f"] if follow else []), "-qq", "-y", "-s", "0", "-o", str(output)]
+        traced = (*_RENAMES, *_WRITES) if extra == DELAYS else MUTATING
+        argv += ["-e", "trace=" + ",".join(f"?{name}" for name in traced)]
+        if fault is not None:
+            argv += fault.options()
+        argv += extra
+        for pid in pids:
+            argv += ["-p", str(pid)]
+        tracer = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        tracing.detach = functools.partial(_interrupt, tracer)
+        try:
+            _wait_attached(tracer, pids)
+            yield tracing
+        finally:
+            _detach(tracer)
+        tracing.calls = parse_calls(output.read_text("utf-8", "replace"))

@@ -1,0 +1,132 @@
+"""Reading what the tracer wrote: the system calls of one request, and which of them
+mutated the case's tree.
+
+The tracer prints one line per call (``strace -f -y``): the thread id, the call with its
+arguments, each file descriptor followed by its path in angle brackets. A call is the
+tree's when a path it names, or the path of a descriptor it passes, lies in the tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+__all__ = ["MUTATING", "Call", "parse_calls", "paths", "tree_mutations"]
+
+MUTATING = (
+    "open",
+    "openat",
+    "openat2",
+    "creat",
+    "write",
+    "pwrite64",
+    "writev",
+    "pwritev",
+    "pwritev2",
+    "rename",
+    "renameat",
+    "renameat2",
+    "unlink",
+    "unlinkat",
+    "mkdir",
+    "mkdirat",
+    "rmdir",
+    "truncate",
+    "ftruncate",
+    "fallocate",
+    "fsync",
+    "fdatasync",
+    "link",
+    "linkat",
+    "symlink",
+    "symlinkat",
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "utimensat",
+    "copy_file_range",
+)
+"""The calls that change a file system (an open only with a flag that writes)."""
+
+_OPENS = frozenset({"open", "openat", "openat2"})
+_WRITING_FLAGS = ("O_CREAT", "O_TRUNC", "O_WRONLY", "O_RDWR")
+# The thread id leads each line when strace traces more than one thread (0 stands for it
+# when it traces one).
+_ENTRY = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\((.*)$")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_KILLED = re.compile(r"^(?:(\d+)\s+)?\+\+\+ killed by SIGKILL")
+_DESCRIPTOR = re.compile(r"\b\d+<([^<>]*)>")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One system call as the tracer saw it enter."""
+
+    tid: int
+    name: str
+    ordinal: int
+    """Which call of this name it was in its thread since the tracer attached (from 1):
+    what ``--inject=NAME:when=ORDINAL`` counts."""
+    text: str
+    injected: bool
+
+    def spec(self) -> str:
+        """The call in a report: its name and arguments, abridged."""
+        return f"{self.name}({self.text[:160]}"
+
+
+def parse_calls(output: str) -> list[Call]:
+    """Every call the tracer saw enter, in order (a call another thread interrupted is
+    taken where it began; its resumption is left out). A call is ``injected`` when the
+    tracer failed it, or when its thread was killed by SIGKILL at it."""
+    calls: list[Call] = []
+    seen: Counter[tuple[int, str]] = Counter()
+    last: dict[int, int] = {}
+    for line in output.splitlines():
+        match = _ENTRY.match(line)
+        if match is None:
+            killed = _KILLED.match(line)
+            if killed and int(killed[1] or 0) in last:  # the call it was killed at
+                where = last[int(killed[1] or 0)]
+                calls[where] = replace(calls[where], injected=True)
+            continue
+        tid, name, rest = int(match[1] or 0), match[2], match[3]
+        seen[tid, name] += 1
+        last[tid] = len(calls)
+        calls.append(Call(tid, name, seen[tid, name], rest, rest.endswith("(INJECTED)")))
+    return calls
+
+
+def paths(call: Call) -> list[str]:
+    """The paths a call names: its descriptors' paths and its string arguments that are
+    paths (a ``write`` names no path but its descriptor's; ``AT_FDCWD`` names none: an
+    adapter works in the run's own directory, never in a case's tree)."""
+    arguments = call.text.split(") = ", 1)[0]
+    found = _DESCRIPTOR.findall(arguments)
+    if not call.name.startswith(("write", "pwrite")):
+        found += _STRING.findall(arguments)
+    return found
+
+
+def _in_tree(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in roots)
+
+
+def _mutates(call: Call) -> bool:
+    if call.name not in _OPENS:
+        return call.name in MUTATING
+    return any(flag in call.text.split(") = ", 1)[0] for flag in _WRITING_FLAGS)
+
+
+def tree_mutations(calls: list[Call], roots: tuple[str, ...]) -> list[Call]:
+    """The calls that mutate a path in one of ``roots``, in the order they entered."""
+    return [
+        call
+        for call in calls
+        if _mutates(call) and any(_in_tree(path, roots) for path in paths(call))
+    ]

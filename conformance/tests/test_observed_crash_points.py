@@ -1,0 +1,201 @@
+"""Crash points decided by the observer: the harness fails (or kills the adapter at) each
+mutating system call a crash-points step makes in the case's tree, for an adapter that
+claims nothing, through any wrapper.
+
+memref whose memory tools write in place (``memref_variants.py Flawed torn``), served behind
+a proxy process that claims no ``fault-injection``, must be caught in each of the four
+memory profiles; memref itself, served from a child or behind the same proxy, passes
+with the same points.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import HERE, Runner
+
+from memspec.corpus.cases import Case, load_cases
+from memspec.exceptions import CaseFailure
+from memspec.observe.served import served_spec
+from memspec.observe.strace import unavailable_reason
+from memspec.observe.trace import parse_calls, tree_mutations
+from memspec.reports.report import read_report
+from memspec.run.crash_faults import ObservedFaults
+from memspec.run.runner import crash_point_steps, run_crash_points
+from memspec.wire.adapters import Adapter
+
+PROXY = f"{sys.executable} {HERE / 'proxy_adapter.py'}"
+IN_PLACE = f"cmd:{PROXY} {sys.executable} {HERE / 'memref_variants.py'} Flawed torn"
+PROXIED_REFERENCE = f"cmd:{PROXY} {sys.executable} -m memspec serve-reference"
+
+# The crash-point cases whose step writes a memory file (the others delete or rename).
+CAUGHT = {
+    "memories": ["memories/create/crash-points-plain", "memories/str-replace/crash-points"],
+    "memorytool": [
+        "memorytool/writes/crash-points-create",
+        "memorytool/writes/crash-points-replace",
+    ],
+    "hermes": ["hermes/files/crash-points-add", "hermes/files/crash-points-drift-backup"],
+    "automemory": ["automemory/writer/write-new", "automemory/writer/write-replaces"],
+}
+
+
+def _case(case_id: str) -> Case:
+    (case,) = [c for c in load_cases(profiles={case_id.split("/")[0]}) if c.id == case_id]
+    return case
+
+
+def _points(case: Case, adapter: Adapter, model: str = "error") -> int:
+    (index,) = crash_point_steps(case)
+    return run_crash_points(case, adapter, index, injector=ObservedFaults(model))
+
+
+def test_the_observer_runs_here() -> None:
+    assert unavailable_reason() is None
+
+
+@pytest.fixture(scope="module")
+def in_place() -> Adapter:
+    adapter = Adapter(IN_PLACE)
+    assert "fault-injection" not in adapter.handshake.capabilities
+    return adapter
+
+
+@pytest.mark.parametrize("profile", sorted(CAUGHT))
+def test_an_in_place_writer_claiming_nothing_is_caught(profile: str, in_place: Adapter) -> None:
+    for case_id in CAUGHT[profile]:
+        with pytest.raises(CaseFailure) as caught:
+            _points(_case(case_id), in_place)
+        assert "mutation" in str(caught.value), case_id
+
+
+def test_a_torn_write_shows_as_a_mixed_state(in_place: Adapter) -> None:
+    with pytest.raises(CaseFailure) as caught:
+        _points(_case("automemory/writer/write-replaces"), in_place)
+    text = str(caught.value)
+    assert "the state is neither the one before the step nor the expected one" in text
+    assert "(write)" in text
+
+
+@pytest.mark.parametrize(
+    "case_id", [ids[0] for ids in CAUGHT.values()] + ["turnlog/store/upsert-crash-points"]
+)
+def test_memref_behind_a_proxy_gets_the_verdicts_it_gets_served_from_a_child(
+    case_id: str,
+) -> None:
+    case = _case(case_id)
+    proxied, served = Adapter(PROXIED_REFERENCE), Adapter("reference")
+    try:
+        assert "fault-injection" not in proxied.handshake.capabilities
+        points = _points(case, proxied)
+        assert points >= 3
+        assert _points(case, served) == points
+    finally:
+        proxied.close()
+        served.close()
+
+
+def test_killed_at_each_point_memref_is_whole_and_a_new_process_finishes() -> None:
+    adapter = Adapter(PROXIED_REFERENCE)
+    try:
+        assert _points(_case("hermes/files/crash-points-add"), adapter, "kill") >= 3
+        assert adapter.restarts >= 3
+    finally:
+        adapter.close()
+
+
+def test_killed_at_a_write_an_in_place_writer_is_caught(in_place: Adapter) -> None:
+    with pytest.raises(CaseFailure) as caught:
+        _points(_case("automemory/writer/write-new"), in_place, "kill")
+    assert "killing the adapter at mutation" in str(caught.value)
+
+
+def test_an_in_process_adapter_is_served_from_a_child() -> None:
+    assert served_spec("cmd:x y") == "cmd:x y"
+    assert served_spec("reference").endswith("-m memspec serve-reference")
+    assert "-m memspec.observe.served memref_variants Base64Text" in served_spec(
+        "python:memref_variants:Base64Text"
+    )
+
+
+TRACE = """\
+700   openat(AT_FDCWD</w>, "/t/a.tmp", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0600) = 3</t/a.tmp>
+700   openat(AT_FDCWD</w>, "/t/a", O_RDONLY|O_CLOEXEC) = 4</t/a>
+701   write(5</t/b>, ""..., 5 <unfinished ...>
+700   write(3</t/a.tmp>, ""..., 5) = -1 EIO (Input/output error) (INJECTED)
+701   <... write resumed>) = 5
+700   write(1<pipe:[9]>, ""..., 2) = 2
+700   rename("/t/a.tmp", "/t/a") = 0
+700   openat(AT_FDCWD</w>, "/tx/a", O_WRONLY|O_CREAT, 0600) = 3</tx/a>
+701   fsync(5</t/b> <unfinished ...>
+701   +++ killed by SIGKILL +++
+700   +++ exited with 0 +++
+"""
+
+
+def test_a_trace_of_one_thread_has_no_thread_ids() -> None:
+    calls = parse_calls('write(3</t/a>, ""..., 5) = -1 EIO (Input/output error) (INJECTED)\n')
+    assert [(c.tid, c.name, c.ordinal, c.injected) for c in calls] == [(0, "write", 1, True)]
+
+
+def test_the_mutations_of_a_tree_are_counted_per_thread_and_name() -> None:
+    calls = parse_calls(TRACE)
+    assert [(c.tid, c.name, c.ordinal) for c in calls] == [
+        (700, "openat", 1),
+        (700, "openat", 2),
+        (701, "write", 1),
+        (700, "write", 1),
+        (700, "write", 2),
+        (700, "rename", 1),
+        (700, "openat", 3),
+        (701, "fsync", 1),
+    ]
+    mutations = tree_mutations(calls, ("/t",))
+    assert [(c.tid, c.name, c.ordinal, c.injected) for c in mutations] == [
+        (700, "openat", 1, False),
+        (701, "write", 1, False),
+        (700, "write", 1, True),
+        (700, "rename", 1, False),
+        (701, "fsync", 1, True),
+    ]
+
+
+@pytest.mark.parametrize("observer", ["strace", "none"])
+def test_the_observer_option_decides_who_fails_the_mutations(
+    observer: str, memspec_cli: Runner, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.jsonl"
+    summary = tmp_path / "summary.md"
+    result = memspec_cli(
+        "run", "--adapter", PROXIED_REFERENCE, "--case", "hermes/files/crash-points-add",
+        "--case", "hermes/files/crash-points-add/crash-points",
+        "--case", "hermes/budget/add-length-not-grouped",
+        "--observer", observer, "--report", str(report), "--summary", str(summary),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    lines = read_report(report)
+    settings = lines[0]["settings"]
+    assert settings["observer"] == observer
+    (record,) = [r for r in lines if r.get("id") == "hermes/files/crash-points-add/crash-points"]
+    (ordinary,) = [r for r in lines if r.get("id") == "hermes/files/crash-points-add"]
+    assert "Statistical verdicts:" in summary.read_text("utf-8")
+    assert "statistical verdicts: " in result.stdout
+    if observer == "strace":
+        assert ordinary["outcome"] == record["outcome"] == "passed"
+        assert record["message"].endswith("crash points observed (error)")
+        assert (
+            "the observer decides crash points, concurrency and readers"
+            in (settings["statistical"])
+        )
+    else:
+        assert ordinary["outcome"] == record["outcome"] == "skipped"
+        assert record["message"] == "not claimed: capability fault-injection"
+        assert "no observer: --observer none" in settings["statistical"]
+
+
+def test_an_unknown_observer_is_a_usage_error(memspec_cli: Runner) -> None:
+    result = memspec_cli("run", "--observer", "ptrace")
+    assert result.returncode == 2
+    assert "--observer" in result.stderr
