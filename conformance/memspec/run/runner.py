@@ -612,11 +612,12 @@ def _step_replies(
 
 
 def _step_tree_failures(context: _Context, step: Step, workdir: Path) -> list[_Failed]:
-    """The step's tree check; the reading is kept to tell a change after the case's
-    last reply."""
-    context.last_reading = read_tree(workdir)
+    """The step's tree check; its reading is kept to tell a change after the case's last
+    reply (when the last step checks no tree, the late reading of the run tells it)."""
+    context.last_reading = None
     if step.expect.tree is None:
         return []
+    context.last_reading = read_tree(workdir)
     return _tree_failures(
         context, step.expect.tree, context.last_reading, "the tree after the step differs"
     )
