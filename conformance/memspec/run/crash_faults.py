@@ -12,9 +12,9 @@ says so, and the point is counted again and run again.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -41,6 +41,9 @@ FAULT_MODELS = ("error", "kill")
 
 FaultedCall = Callable[[int | None], Response]
 """The step's request, given the mutation the adapter is asked to fail (or None)."""
+
+
+OBSERVED_TIMEOUT_S = 30.0
 
 
 class Retry(Exception):
@@ -194,15 +197,25 @@ def _moved(path: str, old: tuple[str, ...], new: tuple[str, ...]) -> str:
     return path
 
 
+@contextlib.contextmanager
 def _observing(
     adapter: Adapter, fault: Fault | None, owner: int | None = None
-) -> AbstractContextManager[Tracing]:
+) -> Iterator[Tracing]:
     """The tracer on the adapter's processes and all they start, or on the threads of the
     ``owner``-th of them alone: a helper process it starts (a ``git``) then keeps its own
-    calls, which strace would count alike."""
+    calls, which strace would count alike. A traced request may take
+    ``OBSERVED_TIMEOUT_S``: the tracer, not the adapter, slows it."""
     pids = adapter.processes()
     if not pids:
         raise ObserverFault(f"{adapter.description}: no process to observe")
-    if owner is not None and owner < len(pids):
-        return attached(threads(pids[owner]), fault, follow=False)
-    return attached(pids, fault)
+    tracer = (
+        attached(threads(pids[owner]), fault, follow=False)
+        if owner is not None and owner < len(pids)
+        else attached(pids, fault)
+    )
+    timeout, adapter.timeout_s = adapter.timeout_s, max(adapter.timeout_s, OBSERVED_TIMEOUT_S)
+    try:
+        with tracer as tracing:
+            yield tracing
+    finally:
+        adapter.timeout_s = timeout

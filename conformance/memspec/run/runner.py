@@ -23,7 +23,14 @@ from memspec.corpus.compare import MEMBER_ORDER, json_equal, member_order_differ
 from memspec.corpus.observations import Observation
 from memspec.corpus.op_schemas import op_schema
 from memspec.corpus.tokens import for_worker, substitute, substitute_tree, unsubstitute
-from memspec.exceptions import AdapterFault, CaseFailure, CaseFault, SetupError, no_answer
+from memspec.exceptions import (
+    AdapterFault,
+    CaseFailure,
+    CaseFault,
+    HostLimitation,
+    SetupError,
+    no_answer,
+)
 from memspec.judge.messages import abridge, describe_difference
 from memspec.judge.model_text import host_path_leaks, host_paths
 from memspec.judge.observed import Normaliser, case_normaliser, coarse, observe
@@ -704,7 +711,7 @@ def run_case(
                     _run_step(context, adapter, workdir, index)
                 _unchanged_since_last_reply(context, workdir)
         except ObserverFault as exc:
-            raise CaseFault(f"the observer failed: {exc}") from exc
+            raise HostLimitation(f"host: the observer failed: {exc}") from exc
         except CaseFailure as exc:
             if number == 1:
                 raise
@@ -990,13 +997,16 @@ def run_crash_points(
             except Retry:
                 retries += 1
                 if retries > _CRASH_POINT_RETRIES:
-                    raise CaseFault(
-                        f"{step.op}: the observer could not fail mutation {k} in "
+                    # Which calls the request makes changes from run to run (a pool of
+                    # threads, random names): the harness cannot place the point, and
+                    # says so rather than judge the adapter on a guess.
+                    raise HostLimitation(
+                        f"host: the observer could not fail mutation {k} of {step.op} in "
                         f"{_CRASH_POINT_RETRIES} tries (the request's calls change from run to run)"
                     ) from None
                 continue
             except ObserverFault as exc:
-                raise CaseFault(f"{step.op}: the observer failed: {exc}") from exc
+                raise HostLimitation(f"host: the observer failed: {exc}") from exc
             except AdapterFault as exc:
                 fault = unsubstitute(str(exc), context.root)
                 raise CaseFault(f"{step.op}: adapter fault: {fault}") from exc
