@@ -9,8 +9,8 @@ placeholder a fixture would use (``${ROOT}``, ``${CWD}``, ``${HOME}``, ``${TMPDI
 ``${ROOT_NAME}``, ``${KEY}``, ``${sha256-16:…}``), the interpreter's and the adapter's
 install folders as ``${PYTHON}`` and ``${INSTALL}``, a run of 16 to 64 hex digits that
 the fixture itself does not hold as ``${HEX}``, a UUID as ``${UUID}``, and in a name that
-holds ``tmp`` (a writer's temporary file) each run of four or more letters and digits
-that holds a digit as ``${RANDOM}``.
+holds ``tmp`` (a writer's temporary file) each run of six or more word characters that
+the fixture does not hold, and each number of three digits or more, as ``${RANDOM}``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ _HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{16,64}(?![0-9a-f])")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TEMPORARY = re.compile(r"[^\s/'\"]*(?:tmp|temp)[^\s/'\"]*", re.IGNORECASE)
 """A name of a path holding ``tmp``: a writer's temporary file, named at random."""
-_RANDOM = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z]*[0-9])[A-Za-z0-9]{4,}(?![A-Za-z0-9])")
+_WORDS = re.compile(r"(?<!\$\{)[A-Za-z0-9_]{6,}")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9{])[0-9]{3,}(?![A-Za-z0-9])")
 
 
 class Normaliser:
@@ -55,8 +56,15 @@ class Normaliser:
         for actual, token in self._replacements:
             text = text.replace(actual, token)
         text = _UUID.sub("${UUID}", text)
-        text = _TEMPORARY.sub(lambda m: _RANDOM.sub("${RANDOM}", m[0]), text)
+        text = _TEMPORARY.sub(lambda m: self._temporary(m[0]), text)
         return _HEX.sub(lambda m: m[0] if m[0] in self._known else "${HEX}", text)
+
+    def _temporary(self, name: str) -> str:
+        """A temporary file's name with its random parts (a run of six or more word
+        characters the case does not hold itself, a number of three digits or more) as
+        ``${RANDOM}``."""
+        name = _WORDS.sub(lambda m: m[0] if m[0] in self._known else "${RANDOM}", name)
+        return _NUMBER.sub("${RANDOM}", name)
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):
