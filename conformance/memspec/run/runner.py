@@ -222,15 +222,20 @@ class _Context:
         normaliser = self.normaliser()
         step = self.case.steps[index]
         # Beside other writers or readers, what the tree holds afterwards is down to how
-        # they interleaved: a check there keeps only its path and the kind of difference.
+        # they interleaved, and so is which step and which file of the case shows it: a
+        # check there keeps only what kind of check failed.
         interleaved = any(x is not None for x in (step.concurrent, step.readers, step.race))
-        found = []
+        found: list[Observation] = []
         for failure in failures:
+            if interleaved and (failure.check == "tree" or step.concurrent is not None):
+                kind = failure.kind or ("lost or torn" if failure.check == "tree" else "")
+                shown = coarse(f"interleaved steps: {failure.check}", kind, normaliser)
+                if shown not in found:
+                    found.append(shown)
+                continue
             for check, observed, kind in _checks(failure):
                 name = f"step {index + 1}: {self.prefix}{check}"
-                if interleaved and (failure.check == "tree" or step.concurrent is not None):
-                    found.append(coarse(name, "", normaliser))
-                elif observed is _UNOBSERVED:
+                if observed is _UNOBSERVED:
                     found.append(coarse(name, kind, normaliser))
                 else:
                     found.append(observe(name, observed, normaliser))
