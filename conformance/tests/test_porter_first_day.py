@@ -313,6 +313,8 @@ def test_the_summary_names_the_capabilities_not_claimed_in_one_line(
         MEMDIR_FAKE + "ThreeOpsNoSymlinks",
         "--op",
         "memdir.load",
+        "--observer",
+        "none",
         "--summary",
         str(summary),
         "--report",

@@ -464,7 +464,10 @@ def _keep_hypothesis_files_out_of_cwd() -> None:
         import shutil
         import tempfile
 
+        from memspec.wire.working_directory import keep_as_harness_entry
+
         scratch = tempfile.mkdtemp(prefix="memspec-hypothesis-")
+        keep_as_harness_entry(scratch)
         atexit.register(shutil.rmtree, scratch, True)
         set_hypothesis_home_dir(scratch)
         return

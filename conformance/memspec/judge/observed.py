@@ -34,6 +34,7 @@ __all__ = ["SHOWN", "Normaliser", "case_normaliser", "coarse", "observe"]
 SHOWN = 160
 """How much of an observed value an expectations file shows."""
 _HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{16,64}(?![0-9a-f])")
+_LONGEST = 1 << 16
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TEMPORARY = re.compile(r"[^\s/'\"]*(?:tmp|temp)[^\s/'\"]*", re.IGNORECASE)
 """A name of a path holding ``tmp``: a writer's temporary file, named at random."""
@@ -53,6 +54,10 @@ class Normaliser:
         self._known = known_text
 
     def text(self, text: str) -> str:
+        if len(text) > _LONGEST:
+            # An observation is told apart by its start and its length; the patterns
+            # below are not run over a reply of many megabytes.
+            text = f"{text[:_LONGEST]}…[{len(text)} characters]"
         for actual, token in self._replacements:
             text = text.replace(actual, token)
         text = _UUID.sub("${UUID}", text)

@@ -48,6 +48,7 @@ from memspec.run.trees import (
 from memspec.wire.adapters import Adapter
 from memspec.wire.working_directory import (
     WORKING_NAME,
+    harness_entries,
     made_working_directory,
     remake_working_directory,
     run_folder,
@@ -107,7 +108,7 @@ def stray_changes() -> list[str]:
     folder = made_working_directory()
     if folder is None:
         return []
-    keep = {p.name for p in _OPEN} | {s.folder.name for s in _SETTLING}
+    keep = {p.name for p in _OPEN} | {s.folder.name for s in _SETTLING} | harness_entries()
     area = open_folder(folder.parent)
     try:
         changes: list[str] = []

@@ -35,6 +35,8 @@ __all__ = [
     "WORKING_NAME",
     "adopt_run_folder",
     "answering_in_it",
+    "harness_entries",
+    "keep_as_harness_entry",
     "made_working_directory",
     "owner_of_working_directory",
     "remake_working_directory",
@@ -45,6 +47,7 @@ __all__ = [
 WORKING_NAME = "cwd"
 _RUN: list[Path] = []
 _OWNER: list[tuple[int, int]] = []
+_OWN: set[str] = set()
 _LOCK = threading.Lock()
 _inside = 0
 _left: list[str] = []
@@ -56,6 +59,18 @@ def adopt_run_folder(folder: Path) -> None:
         if not _RUN:
             os.mkdir(folder / WORKING_NAME, 0o700)
             _RUN.append(folder)
+
+
+def keep_as_harness_entry(path: str) -> None:
+    """Mark ``path``, a folder the harness itself made in the run's folder (its
+    Hypothesis files), as its own: never a stray change of an adapter."""
+    with _LOCK:
+        _OWN.add(os.path.basename(path))
+
+
+def harness_entries() -> set[str]:
+    with _LOCK:
+        return set(_OWN)
 
 
 def run_folder() -> Path:
