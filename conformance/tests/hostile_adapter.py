@@ -28,7 +28,7 @@ def _nested(levels: int) -> str:
     return '{"a":' * levels + "1" + "}" * levels
 
 
-def _child_that_stays() -> None:
+def _child_that_stays(started: int) -> None:
     if os.fork() != 0:
         return
     os.setsid()
@@ -38,15 +38,26 @@ def _child_that_stays() -> None:
     while True:
         with open(path, "a", encoding="ascii") as handle:
             handle.write(f"{os.readlink('/proc/self')}\n")  # its pid on the host
+        if started >= 0:
+            os.write(started, b"x")
+            os.close(started)
+            started = -1
         time.sleep(0.05)
 
 
 def _leave_a_child() -> None:
+    """Returns once the child has written its first line, so that a short run still
+    leaves one behind."""
+    wait_for, started = os.pipe()
     pid = os.fork()
     if pid == 0:
-        _child_that_stays()
+        os.close(wait_for)
+        _child_that_stays(started)
         os._exit(0)
+    os.close(started)
     os.waitpid(pid, 0)
+    os.read(wait_for, 1)
+    os.close(wait_for)
 
 
 def _later(line: str) -> None:

@@ -36,8 +36,10 @@ SHOWN = 160
 _HEX = re.compile(r"(?<![0-9a-f])[0-9a-f]{16,64}(?![0-9a-f])")
 _LONGEST = 1 << 16
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_TEMPORARY = re.compile(r"[^\s/'\"]*(?:tmp|temp)[^\s/'\"]*", re.IGNORECASE)
-"""A name of a path holding ``tmp``: a writer's temporary file, named at random."""
+_NAME = re.compile(r"[^\s/'\"]+")
+"""A name of a path, or a word of a text."""
+_TEMPORARY = re.compile(r"tmp|temp", re.IGNORECASE)
+"""What a writer's temporary file, named at random, holds in its name."""
 _WORDS = re.compile(r"(?<!\$\{)[A-Za-z0-9_]{6,}")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9{])[0-9]{3,}(?![A-Za-z0-9])")
 
@@ -61,8 +63,14 @@ class Normaliser:
         for actual, token in self._replacements:
             text = text.replace(actual, token)
         text = _UUID.sub("${UUID}", text)
-        text = _TEMPORARY.sub(lambda m: self._temporary(m[0]), text)
+        text = _NAME.sub(self._name, text)
         return _HEX.sub(lambda m: m[0] if m[0] in self._known else "${HEX}", text)
+
+    def _name(self, match: re.Match[str]) -> str:
+        # Each name is found once and then searched: a pattern holding both would try
+        # every start of a long name again (a text of 64 KiB took seconds).
+        name = match[0]
+        return self._temporary(name) if _TEMPORARY.search(name) else name
 
     def _temporary(self, name: str) -> str:
         """A temporary file's name with its random parts (a run of six or more word
