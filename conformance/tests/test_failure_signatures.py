@@ -20,6 +20,8 @@ import pytest
 from conftest import Runner, expected_failure, fake_cmd, outcomes
 
 from memspec.corpus.cases import Case, case_from_json
+from memspec.corpus.expectations import Expected
+from memspec.corpus.observations import from_token
 from memspec.corpus.op_schemas import forget_op_schemas
 from memspec.exceptions import CaseFailure
 from memspec.judge.model_text import host_path_leaks
@@ -212,3 +214,48 @@ def test_rewriting_gives_signatures_to_entries_that_had_none(
     entry = entries["demo/echo/bang-one"]
     assert (entry["case"], entry["reason"]) == ("demo/echo/bang-one", "kept")
     assert [item["check"] for item in entry["observed"]] == ["step 1: result"]
+
+
+# An interleaved step's checks: any non-empty part of those listed may fail.
+
+
+def _entry(*tokens: str) -> Expected:
+    return Expected("why", tuple(from_token(token) for token in tokens))
+
+
+@pytest.mark.parametrize(
+    ("listed", "observed", "matches"),
+    [
+        (("step 1: result @0123456789ab",), ("step 1: result @0123456789ab",), True),
+        (("step 1: result @0123456789ab",), ("step 1: result @ba9876543210",), False),
+        (
+            ("interleaved steps: result (lost)", "interleaved steps: tree (lost or torn)"),
+            ("interleaved steps: result (lost)",),
+            True,
+        ),
+        (
+            ("interleaved steps: result (lost)", "interleaved steps: tree (lost or torn)"),
+            ("interleaved steps: tree (lost or torn)",),
+            True,
+        ),
+        (
+            ("interleaved steps: tree (lost or torn)",),
+            ("interleaved steps: result (lost)", "interleaved steps: tree (lost or torn)"),
+            False,
+        ),
+        (
+            ("step 2: result @0123456789ab", "interleaved steps: tree (lost or torn)"),
+            ("step 2: result @0123456789ab",),
+            False,
+        ),
+        (
+            ("step 2: result @0123456789ab", "interleaved steps: tree (lost or torn)"),
+            ("step 2: result @ba9876543210", "interleaved steps: tree (lost or torn)"),
+            False,
+        ),
+    ],
+)
+def test_of_an_interleaved_steps_checks_any_listed_part_may_fail(
+    listed: tuple[str, ...], observed: tuple[str, ...], matches: bool
+) -> None:
+    assert _entry(*listed).matches(observed) is matches

@@ -17,7 +17,8 @@ check, the digest of what it observed and that value abridged, or, for a check w
 observation is not deterministic, the kind of failure alone.
 
 Strict: a listed case that passes fails the run, and so does an entry naming no case,
-and a listed case whose failed checks or observed values differ from its entry's.
+and a listed case whose failed checks or observed values differ from its entry's; of
+the checks of an interleaved step, any non-empty part of those listed may fail.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from memspec.corpus.observations import DIGEST, Observation
 from memspec.exceptions import UsageError
 
 __all__ = [
+    "INTERLEAVED",
     "REGENERATE",
     "Expected",
     "dump_expectations",
@@ -55,6 +57,33 @@ class Expected:
     def tokens(self) -> tuple[str, ...] | None:
         """The signature as a report lists it."""
         return None if self.signature is None else tuple(o.token for o in self.signature)
+
+    def matches(self, signature: tuple[str, ...]) -> bool:
+        """Whether a run that failed with ``signature`` failed as the entry says: the same
+        checks observing the same values, but for the checks of interleaved steps, of
+        which any the entry lists may fail (beside each other, which of a lost update's
+        traces shows, in the replies or in the tree, is down to timing)."""
+        listed = self.tokens
+        if listed is None:
+            return True
+        if listed == signature:
+            return True
+        if _exact(listed) != _exact(signature):
+            return False
+        interleaved = set(_interleaved(signature))
+        return bool(interleaved) and interleaved <= set(_interleaved(listed))
+
+
+INTERLEAVED = "interleaved steps: "
+"""How the check of a step beside other writers or readers begins."""
+
+
+def _interleaved(tokens: tuple[str, ...]) -> list[str]:
+    return [token for token in tokens if token.startswith(INTERLEAVED)]
+
+
+def _exact(tokens: tuple[str, ...]) -> list[str]:
+    return [token for token in tokens if not token.startswith(INTERLEAVED)]
 
 
 def load_expectations(path: Path, *, rewriting: bool = False) -> dict[str, Expected]:

@@ -178,7 +178,7 @@ def _verdict(
         message = _failure_message(case_id, kind, error, fault, None) if error else ""
         signature, values = signature_of(error), values_of(error)
         entry = state.expectations.get(case_id)
-        if entry is not None and entry.signature is not None and entry.tokens != signature:
+        if entry is not None and entry.signature is not None and not entry.matches(signature):
             otherwise = fails_otherwise(entry.signature, signature, values, message)
             return Verdict("failed", otherwise, signature, values)
         return Verdict("xfailed", message or str(report.wasxfail), signature, values)

@@ -20,6 +20,7 @@ from typing import Any, NoReturn, TypeVar
 
 from memspec.corpus.cases import Case, Expectation, Step
 from memspec.corpus.compare import MEMBER_ORDER, json_equal, member_order_differences
+from memspec.corpus.expectations import INTERLEAVED
 from memspec.corpus.observations import Observation
 from memspec.corpus.op_schemas import op_schema
 from memspec.corpus.tokens import for_worker, substitute, substitute_tree, unsubstitute
@@ -229,7 +230,7 @@ class _Context:
         for failure in failures:
             if interleaved and (failure.check == "tree" or step.concurrent is not None):
                 kind = failure.kind or ("lost or torn" if failure.check == "tree" else "")
-                shown = coarse(f"interleaved steps: {failure.check}", kind, normaliser)
+                shown = coarse(f"{INTERLEAVED}{failure.check}", kind, normaliser)
                 if shown not in found:
                     found.append(shown)
                 continue
