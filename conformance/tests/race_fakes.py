@@ -93,6 +93,19 @@ class CheckThenWrite(SafeWriter):
             return handle.read()
 
 
+class CheckThenUse(CheckThenWrite):
+    """Flawed as ``CheckThenWrite`` is, without waiting between its check and its use: a
+    window of a few system calls, which only an observed race holds open in every run."""
+
+    name = "check-then-use"
+
+    def _checked(self, root: str, dir: str) -> str:
+        path = os.path.join(root, dir)
+        if not os.path.realpath(path).startswith(os.path.realpath(root) + "/"):
+            raise OSError("outside")
+        return path
+
+
 class LeaksHostPaths(SafeWriter):
     """Flawed: its error text names the host path of the file."""
 
@@ -127,6 +140,18 @@ class SlowSafeWriter(SafeWriter):
     def put_in(self, root: str, dir: str, name: str, text: str) -> str:
         SlowSafeWriter.calls += 1
         time.sleep(0.05)
+        return super().put_in(root, dir, name, text)
+
+
+class CountingSafeWriter(SafeWriter):
+    """Correct, and appends a line to the file ``MEMSPEC_FAKE_SENDS`` names at each
+    ``demo.put_in``: it counts the sends when it is served from a process of its own."""
+
+    name = "counting-safe-writer"
+
+    def put_in(self, root: str, dir: str, name: str, text: str) -> str:
+        with open(os.environ["MEMSPEC_FAKE_SENDS"], "a", encoding="utf-8") as sends:
+            sends.write(f"{name}\n")
         return super().put_in(root, dir, name, text)
 
 

@@ -20,7 +20,7 @@ from memspec.corpus.cases import Case, load_cases
 from memspec.exceptions import CaseFailure
 from memspec.observe.served import served_spec
 from memspec.observe.strace import unavailable_reason
-from memspec.observe.trace import parse_calls, tree_mutations
+from memspec.observe.trace import parse_calls, paths, tree_mutations
 from memspec.reports.report import read_report
 from memspec.run.crash_faults import ObservedFaults
 from memspec.run.runner import crash_point_steps, run_crash_points
@@ -162,6 +162,17 @@ def test_the_mutations_of_a_tree_are_counted_per_thread_and_name() -> None:
     ]
 
 
+def test_a_name_given_relative_to_a_directory_names_the_path_in_it() -> None:
+    (opened, renamed, written) = parse_calls(
+        'openat(3</t/m>, "d", O_RDONLY|O_DIRECTORY) = 4</t/m/d>\n'
+        'renameat(4</t/m/d>, "a.tmp", 5</o>, "/abs/b") = 0\n'
+        'write(6</t/m/d/a>, "d"..., 1) = 1\n'
+    )
+    assert paths(opened) == ["/t/m", "d", "/t/m/d"]
+    assert paths(renamed) == ["/t/m/d", "/o", "a.tmp", "/abs/b", "/t/m/d/a.tmp"]
+    assert paths(written) == ["/t/m/d/a"]
+
+
 @pytest.mark.parametrize("observer", ["strace", "none"])
 def test_the_observer_option_decides_who_fails_the_mutations(
     observer: str, memspec_cli: Runner, tmp_path: Path
@@ -185,9 +196,8 @@ def test_the_observer_option_decides_who_fails_the_mutations(
     if observer == "strace":
         assert ordinary["outcome"] == record["outcome"] == "passed"
         assert record["message"].endswith("crash points observed (error)")
-        assert (
-            "the observer decides crash points, concurrency and readers"
-            in (settings["statistical"])
+        assert settings["statistical"] == (
+            "none: the observer decides crash points, concurrency, readers and races"
         )
     else:
         # The case itself needs no capability; only its crash points need the faults.

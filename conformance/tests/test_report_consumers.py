@@ -90,8 +90,7 @@ def _with_settings(source: Path, target: Path, settings: dict[str, Any] | None) 
 
 OBSERVED = {
     "observer": "strace",
-    "statistical": "race cases (a racer swapping a path beside the step) are sampled in "
-    "rounds; the observer decides crash points, concurrency and readers",
+    "statistical": "none: the observer decides crash points, concurrency, readers and races",
 }
 
 

@@ -186,7 +186,7 @@ def test_every_page_is_generated_for_every_spec_page(site: Path) -> None:
 def test_the_home_page_says_which_verdicts_are_statistical(site: Path) -> None:
     home = (site / "index.html").read_text("utf-8")
     assert "<th>statistical verdicts</th>" in home
-    assert "race cases (a racer swapping a path beside the step) are sampled" in home
+    assert "none: the observer decides crash points, concurrency, readers and races" in home
 
 
 def test_pages_render_without_console_output_and_every_link_resolves(

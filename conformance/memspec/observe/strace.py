@@ -55,6 +55,8 @@ its rename puts its copy in place (another writer reads the same old state meanw
 writer waits after an open that may create or truncate a file and after a write of its
 content (a reader sees it empty or half written). Only these calls are traced then."""
 
+HOLD_US = 20_000_000
+"""How long a held call waits at most: the harness releases it long before."""
 _ATTACH_TIMEOUT_S = 10.0
 _DETACH_TIMEOUT_S = 10.0
 
@@ -65,8 +67,9 @@ class ObserverFault(Exception):
 
 @dataclass(frozen=True)
 class Fault:
-    """What the tracer does to one call: ``error`` (it fails with EIO and has no effect)
-    or ``kill`` (it has no effect, and the process is killed by SIGKILL)."""
+    """What the tracer does to one call: ``error`` (it fails with EIO and has no effect),
+    ``kill`` (it has no effect, and the process is killed by SIGKILL) or ``hold`` (the
+    process waits before making it until the tracer detaches, ``HOLD_US`` at most)."""
 
     call: Call
     model: str = "error"
@@ -76,7 +79,11 @@ class Fault:
     ordinal: int = 0
 
     def options(self) -> list[str]:
-        action = "error=EIO" if self.model == "error" else "error=EIO:signal=KILL"
+        action = {
+            "error": "error=EIO",
+            "kill": "error=EIO:signal=KILL",
+            "hold": f"delay_enter={HOLD_US}",
+        }[self.model]
         when = self.ordinal or self.call.ordinal
         pinned = [word for path in self.paths for word in ("-P", path)]
         return [f"--inject={self.call.name}:{action}:when={when}", *pinned]
@@ -90,7 +97,18 @@ class Tracing:
     owners: dict[int, int] = field(default_factory=dict)
     """The process of each thread that was there when the tracer attached."""
     detach: Callable[[], None] = lambda: None
-    """Detach the tracer now, before the block ends."""
+    """Detach the tracer now, before the block ends (a call it holds then goes on)."""
+    output: Path | None = None
+    """The file the tracer writes, a line as each call enters (while the block runs)."""
+
+    def entered(self) -> list[Call]:
+        """The calls entered so far: the last may be held by the tracer, not yet made."""
+        if self.output is None:
+            return []
+        try:
+            return parse_calls(self.output.read_text("utf-8", "replace"))
+        except OSError:
+            return []
 
 
 @functools.cache
@@ -178,17 +196,24 @@ def _detach(tracer: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def attached(
-    pids: tuple[int, ...], fault: Fault | None, extra: tuple[str, ...] = (), follow: bool = True
+    pids: tuple[int, ...],
+    fault: Fault | None,
+    extra: tuple[str, ...] = (),
+    follow: bool = True,
+    traced: tuple[str, ...] = MUTATING,
 ) -> Iterator[Tracing]:
-    """Trace the processes ``pids`` (and, when ``follow``, every thread and process they
-    start) inside the block, failing or killing the call ``fault`` names (and injecting
-    what ``extra`` asks); the calls seen are in the yielded ``Tracing`` once the block has
-    ended. Without ``follow``, ``pids`` are threads, each traced alone."""
+    """Trace the calls ``traced`` of the processes ``pids`` (and, when ``follow``, of
+    every thread and process they start) inside the block, failing or killing the call
+    ``fault`` names (and injecting what ``extra`` asks); the calls seen are in the yielded
+    ``Tracing`` once the block has ended (``Tracing.output`` holds them as they come).
+    Without ``follow``, ``pids`` are threads, each traced alone."""
     tracing = Tracing(owners={int(task): pid for pid in pids for task in _tasks(pid)})
     with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
         output = Path(folder) / "trace"
+        tracing.output = output
         argv = ["strace", *(["-f"] if follow else []), "-qq", "-y", "-s", "0", "-o", str(output)]
-        traced = (*_RENAMES, *_WRITES) if extra == DELAYS else MUTATING
+        if extra == DELAYS:
+            traced = (*_RENAMES, *_WRITES)
         argv += ["-e", "trace=" + ",".join(f"?{name}" for name in traced)]
         if fault is not None:
             argv += fault.options()

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-__all__ = ["MUTATING", "Call", "parse_calls", "paths", "tree_mutations"]
+__all__ = ["MUTATING", "PATH_CALLS", "Call", "in_tree", "parse_calls", "paths", "tree_mutations"]
 
 MUTATING = (
     "open",
@@ -53,6 +53,23 @@ MUTATING = (
 )
 """The calls that change a file system (an open only with a flag that writes)."""
 
+PATH_CALLS = (
+    *MUTATING,
+    "stat",
+    "lstat",
+    "newfstatat",
+    "statx",
+    "access",
+    "faccessat",
+    "faccessat2",
+    "readlink",
+    "readlinkat",
+    "chdir",
+    "getdents64",
+)
+"""The calls that look a path up or use one: where a check and the use that follows it
+can be told apart."""
+
 _OPENS = frozenset({"open", "openat", "openat2"})
 _WRITING_FLAGS = ("O_CREAT", "O_TRUNC", "O_WRONLY", "O_RDWR")
 # The thread id leads each line when strace traces more than one thread (0 stands for it
@@ -61,6 +78,8 @@ _ENTRY = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\((.*)$")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _KILLED = re.compile(r"^(?:(\d+)\s+)?\+\+\+ killed by SIGKILL")
 _DESCRIPTOR = re.compile(r"\b\d+<([^<>]*)>")
+_AT = re.compile(r'\b\d+<([^<>]*)>, "((?:[^"\\]|\\.)*)"')
+"""A directory's descriptor and a name in it (the arguments of an ``*at`` call)."""
 
 
 @dataclass(frozen=True)
@@ -103,17 +122,21 @@ def parse_calls(output: str) -> list[Call]:
 
 
 def paths(call: Call) -> list[str]:
-    """The paths a call names: its descriptors' paths and its string arguments that are
-    paths (a ``write`` names no path but its descriptor's; ``AT_FDCWD`` names none: an
-    adapter works in the run's own directory, never in a case's tree)."""
+    """The paths a call names: its descriptors' paths, its string arguments that are
+    paths, and each name it gives relative to a directory's descriptor joined to that
+    directory's path (a ``write`` names no path but its descriptor's; ``AT_FDCWD`` names
+    none: an adapter works in the run's own directory, never in a case's tree)."""
     arguments = call.text.split(") = ", 1)[0]
     found = _DESCRIPTOR.findall(arguments)
     if not call.name.startswith(("write", "pwrite")):
         found += _STRING.findall(arguments)
+        relative = [pair for pair in _AT.findall(arguments) if not pair[1].startswith("/")]
+        found += [f"{folder}/{name}" for folder, name in relative]
     return found
 
 
-def _in_tree(path: str, roots: tuple[str, ...]) -> bool:
+def in_tree(path: str, roots: tuple[str, ...]) -> bool:
+    """Whether ``path`` is one of ``roots`` or lies below one."""
     return any(path == root or path.startswith(root + "/") for root in roots)
 
 
@@ -128,5 +151,5 @@ def tree_mutations(calls: list[Call], roots: tuple[str, ...]) -> list[Call]:
     return [
         call
         for call in calls
-        if _mutates(call) and any(_in_tree(path, roots) for path in paths(call))
+        if _mutates(call) and any(in_tree(path, roots) for path in paths(call))
     ]

@@ -262,8 +262,8 @@ def observer_settings(state: RunState) -> dict[str, str]:
     if off is None:
         return {
             "observer": "strace",
-            "statistical": "race cases (a racer swapping a path beside the step) are "
-            "sampled in rounds; the observer decides crash points, concurrency and readers",
+            "statistical": "none: the observer decides crash points, concurrency, readers "
+            "and races",
         }
     return {
         "observer": "none",

@@ -42,7 +42,18 @@ from memspec.judge.messages import abridge
 from memspec.run.trees import read_tree, tree_changes
 from memspec.wire.adapters import Response
 
-__all__ = ["RACER_SUFFIX", "judge_any", "race_problems", "run_race", "with_iteration"]
+__all__ = [
+    "RACER_SUFFIX",
+    "Arena",
+    "arena",
+    "escaped_failure",
+    "exchange_or_refuse",
+    "finish_race",
+    "judge_any",
+    "race_problems",
+    "run_race",
+    "with_iteration",
+]
 
 RACER_SUFFIX = ".memspec-racer"
 # A reply the step does not allow is a failure; the race goes on a little after it, to
@@ -193,6 +204,121 @@ def _fingerprint(directory: Path) -> list[tuple[str, int, int, int, int]]:
     return found
 
 
+@dataclasses.dataclass
+class Arena:
+    """The tree a race runs in: the directory swapped, the one outside, the link to it,
+    and what the sends are judged against."""
+
+    race: Race
+    workdir: Path
+    directory: Path
+    outside: Path
+    link: Path
+    before: dict[str, Any]
+    """The tree below ``outside`` before the race."""
+    seen: list[tuple[str, int, int, int, int]]
+    secrets: list[str]
+    """The lines of the files outside that no file below ``swap`` holds."""
+    rest_before: dict[str, Any]
+
+    def escaped(self) -> list[str]:
+        """What the sends changed below ``outside``."""
+        if _fingerprint(self.outside) == self.seen:
+            return []
+        return tree_changes(self.before, read_tree(self.outside))
+
+    def shown(self, reply: Response) -> str | None:
+        """The first line of a file outside that ``reply`` shows, if any."""
+        return _shows_outside(reply, self.secrets)
+
+    def changed_beside(self, args: Any, sent: int) -> list[str]:
+        """What the first ``sent`` sends changed beside ``swap`` where none names."""
+        named = _names_sent(args, sent)
+        return [
+            change
+            for change in tree_changes(self.rest_before, _rest_of_tree(self.workdir, self.race))
+            if change.partition(": ")[0].rsplit("/", 1)[-1] not in named
+        ]
+
+
+def exchange_or_refuse() -> Exchange:
+    """The host's exchange of two names; HostLimitation when it has none."""
+    exchange = _exchange()
+    if exchange is None:
+        raise HostLimitation("host: the racer needs renameat2 with RENAME_EXCHANGE (Linux)")
+    return exchange
+
+
+def arena(race: Race, workdir: Path, fail: Callable[[str, list[str], str], CaseFailure]) -> Arena:
+    """Read the tree the race runs in and make the link to ``outside`` beside ``swap``."""
+    directory, outside = workdir / race.swap, workdir / race.outside
+    if directory.is_symlink() or not directory.is_dir() or not outside.is_dir():
+        raise fail(
+            f"race: {race.swap} and {race.outside} must be directories of the tree", [], "set-up"
+        )
+    before = read_tree(outside)
+    inside = set(_long_lines(read_tree(directory)))
+    made = Arena(
+        race,
+        workdir,
+        directory,
+        outside,
+        directory.with_name(f".{directory.name}{RACER_SUFFIX}"),
+        before,
+        _fingerprint(outside),
+        [text for text in _long_lines(before) if text not in inside],
+        _rest_of_tree(workdir, race),
+    )
+    os.symlink(str(outside), made.link)
+    return made
+
+
+def escaped_failure(
+    made: Arena, reply: Response, shown: str, sent: int, how: str,
+    fail: Callable[[str, list[str], str], CaseFailure],
+) -> CaseFailure:  # fmt: skip
+    """The failure of a send that answered with what lies outside."""
+    race = made.race
+    return fail(
+        f"send {sent} of at most {race.repeat} answered with what lies outside "
+        f"({how} {race.swap} for a link to {race.outside})",
+        [f"  shows:  {abridge(shown)}", f"  actual: {abridge(_reply_text(reply))}"],
+        "escaped",
+    )
+
+
+def finish_race(
+    made: Arena,
+    changes: list[str],
+    refused: CaseFailure | None,
+    sent: int,
+    how: str,
+    args: Any,
+    fail: Callable[[str, list[str], str], CaseFailure],
+    note: str = "",
+) -> None:
+    """Raise the race's failure, if any: what changed outside, a reply not allowed, what
+    changed beside ``swap``."""
+    race = made.race
+    if changes:
+        raise fail(
+            f"while {how} {race.swap} for a link to {race.outside}{note}, send {sent} of at most "
+            f"{race.repeat} changed what lies outside",
+            [f"  {change}" for change in changes[:10]],
+            "escaped",
+        )
+    if refused is not None:
+        raise refused
+    rest = made.changed_beside(args, sent)
+    if rest:
+        raise fail(
+            f"while {how} {race.swap} for a link to {race.outside}, the sends changed the "
+            f"tree beside {race.swap}, which none of them names",
+            [f"  {change}" for change in rest[:10]],
+            "changed the memory root",
+        )
+
+
 def run_race(
     race: Race,
     workdir: Path,
@@ -208,22 +334,9 @@ def run_race(
     one the step allows (after ``GRACE_S`` more racing that found no escape), or when the
     sends changed the tree beside ``swap`` where none of their ``args`` names. Return
     how many sends it took."""
-    exchange = _exchange()
-    if exchange is None:
-        raise HostLimitation("host: the racer needs renameat2 with RENAME_EXCHANGE (Linux)")
-    directory, outside = workdir / race.swap, workdir / race.outside
-    if directory.is_symlink() or not directory.is_dir() or not outside.is_dir():
-        raise fail(
-            f"race: {race.swap} and {race.outside} must be directories of the tree", [], "set-up"
-        )
-    before = read_tree(outside)
-    seen = _fingerprint(outside)
-    inside = set(_long_lines(read_tree(directory)))
-    secrets = [text for text in _long_lines(before) if text not in inside]
-    rest_before = _rest_of_tree(workdir, race)
-    link = directory.with_name(f".{directory.name}{RACER_SUFFIX}")
-    os.symlink(str(outside), link)
-    racer = _Racer(str(link), str(directory))
+    exchange = exchange_or_refuse()
+    made = arena(race, workdir, fail)
+    racer = _Racer(str(made.link), str(made.directory))
     deadline = time.monotonic() + race.seconds
     last = race.repeat
     sent = 0
@@ -236,18 +349,12 @@ def run_race(
             racer.moved_on()
             reply = send(iteration)
             sent += 1
-            if _fingerprint(outside) != seen:
-                changes = tree_changes(before, read_tree(outside))
-                if changes:
-                    break
-            shown = _shows_outside(reply, secrets)
+            changes = made.escaped()
+            if changes:
+                break
+            shown = made.shown(reply)
             if shown is not None:
-                raise fail(
-                    f"send {sent} of at most {race.repeat} answered with what lies outside "
-                    f"(while a racer swapped {race.swap} for a link to {race.outside})",
-                    [f"  shows:  {abridge(shown)}", f"  actual: {abridge(_reply_text(reply))}"],
-                    "escaped",
-                )
+                raise escaped_failure(made, reply, shown, sent, "while a racer swapped", fail)
             if refused is None:
                 try:
                     judge(iteration, reply)
@@ -264,30 +371,9 @@ def run_race(
     finally:
         racer.finish(exchange)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(link)
-    if changes:
-        raise fail(
-            f"while a racer swapped {race.swap} for a link to {race.outside} "
-            f"({racer.swaps} swaps), send {sent} of at most {race.repeat} "
-            "changed what lies outside",
-            [f"  {change}" for change in changes[:10]],
-            "escaped",
-        )
-    if refused is not None:
-        raise refused
-    named = _names_sent(args, sent)
-    rest = [
-        change
-        for change in tree_changes(rest_before, _rest_of_tree(workdir, race))
-        if change.partition(": ")[0].rsplit("/", 1)[-1] not in named
-    ]
-    if rest:
-        raise fail(
-            f"while a racer swapped {race.swap} for a link to {race.outside}, the sends "
-            f"changed the tree beside {race.swap}, which none of them names",
-            [f"  {change}" for change in rest[:10]],
-            "changed the memory root",
-        )
+            os.unlink(made.link)
+    how, note = "a racer swapped", f" ({racer.swaps} swaps)"
+    finish_race(made, changes, refused, sent, how, args, fail, note)
     return sent
 
 
@@ -342,7 +428,6 @@ def _reply_text(reply: Response) -> str:
 
 
 def _shows_outside(reply: Response, secrets: list[str]) -> str | None:
-    """The first line of a file outside that the reply shows, if any."""
     text = _reply_text(reply)
     return next((secret for secret in secrets if secret in text), None)
 

@@ -40,6 +40,7 @@ from memspec.run.captures import bound, captured, pins_nothing
 from memspec.run.crash_faults import Injector, Point, RequestedFaults, Retry, observed_adapter
 from memspec.run.held_lock import run_while_held
 from memspec.run.race import judge_any, run_race, with_iteration
+from memspec.run.race_points import run_race_points
 from memspec.run.readers import watching
 from memspec.run.scratch import scratch_folder
 from memspec.run.setup import git_available, needs_git, run_setup
@@ -660,19 +661,21 @@ def _run_race_step(
         # reply, is down to timing: the signature says only which kind of failure it was.
         return context.fail(step, index, headline, details, args, check="race", kind=kind)
 
-    run_race(
-        step.race,
-        workdir,
-        lambda i: _call(adapter, step, for_worker(args, 0, i), context.root),
-        lambda i, response: judge_any(
+    def send(iteration: int) -> Response:
+        return _call(adapter, step, for_worker(args, 0, iteration), context.root)
+
+    def judge(iteration: int, response: Response) -> None:
+        judge_any(
             response,
-            tuple(with_iteration(e, i) for e in alternatives),
-            lambda r, e: _judge(context, step, index, r, e, for_worker(args, 0, i)),
+            tuple(with_iteration(e, iteration) for e in alternatives),
+            lambda r, e: _judge(context, step, index, r, e, for_worker(args, 0, iteration)),
             fail,
-        ),
-        fail,
-        args,
-    )
+        )
+
+    if context.widen:
+        run_race_points(step.race, workdir, adapter, send, judge, fail, args)
+    else:
+        run_race(step.race, workdir, send, judge, fail, args)
 
 
 def _captured(
@@ -702,9 +705,10 @@ def run_case(
     A case with a concurrent step or readers is run again, each time in a fresh tree,
     until a round fails or the budget is spent (``concurrency_rounds`` rounds, or
     ``CONCURRENCY_SECONDS`` once a round has ended). ``observed``: such a case is run
-    once, through a process the observer slows where races happen (``run.widened``)."""
+    once, through a process the observer slows where races happen (``run.widened``), and
+    a race step is decided by its points (``run.race_points``)."""
     rounds = concurrency_rounds(case)
-    widen = observed and rounds > 1
+    widen = observed and (rounds > 1 or any(step.race is not None for step in case.steps))
     if widen:
         adapter, rounds = observed_adapter(adapter), 1
     deadline = time.monotonic() + CONCURRENCY_SECONDS
