@@ -9,6 +9,11 @@
 // the command's text, or "Error: " and the message of what it threw, with is_error.
 'use strict';
 
+// One libuv worker thread, unless the environment says otherwise: the SDK's file calls are
+// then made by the same thread in every request, so that the harness's observer meets each
+// crash point at the same call in every run. Requests are served one at a time.
+process.env.UV_THREADPOOL_SIZE ??= '1';
+
 const fs = require('node:fs/promises');
 const path = require('node:path');
 const readline = require('node:readline');

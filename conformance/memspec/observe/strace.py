@@ -168,9 +168,14 @@ def _traced_by(pid: int, task: str, tracer: int) -> bool:
     return False
 
 
-def _wait_attached(tracer: subprocess.Popen[bytes], pids: tuple[int, ...]) -> None:
+def _wait_attached(
+    tracer: subprocess.Popen[bytes], pids: tuple[int, ...], follow: bool = True
+) -> None:
+    """Wait until the tracer holds every thread of ``pids`` (``follow``), or each of the
+    threads ``pids`` alone."""
     deadline = time.monotonic() + _ATTACH_TIMEOUT_S
-    while not all(_traced_by(pid, task, tracer.pid) for pid in pids for task in _tasks(pid)):
+    tasks = [(pid, task) for pid in pids for task in (_tasks(pid) if follow else [str(pid)])]
+    while not all(_traced_by(pid, task, tracer.pid) for pid, task in tasks):
         if tracer.poll() is not None:
             raise ObserverFault(f"strace exited at once (status {tracer.returncode})")
         if time.monotonic() > deadline:
@@ -225,7 +230,7 @@ def attached(
         )
         tracing.detach = functools.partial(_interrupt, tracer)
         try:
-            _wait_attached(tracer, pids)
+            _wait_attached(tracer, pids, follow)
             yield tracing
         finally:
             _detach(tracer)

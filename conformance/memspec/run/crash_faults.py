@@ -150,7 +150,7 @@ class ObservedFaults:
         response: Response | None = None
         crashed: AdapterCrashed | None = None
         owner = self._owners.get(target.tid)
-        with _observing(adapter, self._fault(target, roots), owner) as tracing:
+        with _observing(adapter, self._fault(target, roots), owner, target.tid) as tracing:
             try:
                 response = call(None)
             except AdapterCrashed as exc:
@@ -199,20 +199,22 @@ def _moved(path: str, old: tuple[str, ...], new: tuple[str, ...]) -> str:
 
 @contextlib.contextmanager
 def _observing(
-    adapter: Adapter, fault: Fault | None, owner: int | None = None
+    adapter: Adapter, fault: Fault | None, owner: int | None = None, tid: int = 0
 ) -> Iterator[Tracing]:
     """The tracer on the adapter's processes and all they start, or on the threads of the
     ``owner``-th of them alone: a helper process it starts (a ``git``) then keeps its own
-    calls, which strace would count alike. A traced request may take
+    calls, which strace would count alike. Of those threads, the thread ``tid`` alone when
+    it is still there (a pool's worker, which lives on between requests): another thread's
+    namesake call (the reply's write) is then never failed. A traced request may take
     ``OBSERVED_TIMEOUT_S``: the tracer, not the adapter, slows it."""
     pids = adapter.processes()
     if not pids:
         raise ObserverFault(f"{adapter.description}: no process to observe")
-    tracer = (
-        attached(threads(pids[owner]), fault, follow=False)
-        if owner is not None and owner < len(pids)
-        else attached(pids, fault)
-    )
+    if owner is not None and owner < len(pids):
+        tids = threads(pids[owner])
+        tracer = attached((tid,) if tid in tids else tids, fault, follow=False)
+    else:
+        tracer = attached(pids, fault)
     timeout, adapter.timeout_s = adapter.timeout_s, max(adapter.timeout_s, OBSERVED_TIMEOUT_S)
     try:
         with tracer as tracing:
