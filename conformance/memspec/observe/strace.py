@@ -38,7 +38,7 @@ __all__ = [
     "unavailable_reason",
 ]
 
-DELAY_WINDOW_S = 0.5
+DELAY_WINDOW_S = 0.25
 """How long a step is slowed: the workers of a concurrent step start together, and a
 reader starts before the step, so that their races happen at its start."""
 DELAY_US = 3000
