@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memspec.run.trees import remove_tree
+from memspec.wire.processes import processes
 from memspec.wire.working_directory import adopt_run_folder
 
 __all__ = ["run_guarded"]
@@ -167,20 +168,8 @@ def _end_strays() -> None:
 
 
 def _children() -> list[int]:
-    found = []
     me = os.getpid()
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as handle:
-                    fields = handle.read().rpartition(b")")[2].split()
-            except OSError:
-                continue
-            if len(fields) > 1 and int(fields[1]) == me and fields[0] != b"Z":
-                found.append(int(name))
-    return found
+    return [pid for pid, fields in processes() if int(fields[1]) == me and fields[0] != b"Z"]
 
 
 def _status(status: int) -> str:

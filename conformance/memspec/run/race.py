@@ -10,6 +10,8 @@ of the step's ``any_of`` expectations, which is how a read through the link is c
 race ends at the first send that gives the op away, or when its budget is spent (``repeat``
 sends or ``seconds`` of racing): a sound implementation spends the whole budget, which is
 sized so that a vulnerable one is caught in every run (``benchmarks/race_catch_rate.py``).
+Where the harness observes the adapter's system calls, ``run.race_points`` decides the
+step instead, in one round.
 ``${ITERATION}`` (0 to ``repeat`` - 1) is substituted in the args and the expectations of
 each send, so that a command that works once per name (create, delete, rename) has a fresh
 name each time.

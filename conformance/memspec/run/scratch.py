@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -38,9 +37,11 @@ from memspec.run.trees import (
     Entry,
     empty_folder,
     hand_over,
+    is_directory,
     open_folder,
     read_folder,
     read_tree,
+    remove_entry,
     remove_tree,
     replaced_root,
     tree_changes,
@@ -114,7 +115,7 @@ def stray_changes() -> list[str]:
         changes: list[str] = []
         try:
             for name in sorted(set(os.listdir(area)) - keep):
-                if name == WORKING_NAME and _is_directory(area, name):
+                if name == WORKING_NAME and is_directory(area, name):
                     working = _open_directory(area, name)
                     try:
                         changes += tree_changes({}, read_folder(working))
@@ -136,7 +137,7 @@ def _open_directory(parent: int, name: str) -> int:
 
 def _restore(area: int, keep: set[str], changes: list[str]) -> list[str]:
     for name in set(os.listdir(area)) - keep:
-        if name == WORKING_NAME and _is_directory(area, name):
+        if name == WORKING_NAME and is_directory(area, name):
             if changes:
                 working = _open_directory(area, name)
                 try:
@@ -144,32 +145,11 @@ def _restore(area: int, keep: set[str], changes: list[str]) -> list[str]:
                 finally:
                     os.close(working)
             continue
-        _remove_entry(area, name)
-    if not _is_directory(area, WORKING_NAME):
+        remove_entry(area, name)
+    if not is_directory(area, WORKING_NAME):
         changes.append(f"../{WORKING_NAME}: removed or replaced")
         remake_working_directory(area)
     return changes
-
-
-def _is_directory(area: int, name: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.stat(name, dir_fd=area, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
-def _remove_entry(parent: int, name: str) -> None:
-    if not _is_directory(parent, name):
-        with contextlib.suppress(OSError):
-            os.unlink(name, dir_fd=parent)
-        return
-    with contextlib.suppress(OSError):
-        fd = _open_directory(parent, name)
-        try:
-            empty_folder(fd)
-        finally:
-            os.close(fd)
-        os.rmdir(name, dir_fd=parent)
 
 
 @contextlib.contextmanager

@@ -32,12 +32,14 @@ __all__ = [
     "empty_folder",
     "hand_over",
     "ignored",
+    "is_directory",
     "materialise",
     "open_beneath",
     "open_folder",
     "read_bounded",
     "read_folder",
     "read_tree",
+    "remove_entry",
     "remove_tree",
     "replaced_root",
     "tmp_case_sensitive",
@@ -627,6 +629,25 @@ def remove_tree(root: Path) -> None:
         _remove_directory(parent, root.name)
     finally:
         os.close(parent)
+
+
+def is_directory(parent: int, name: str) -> bool:
+    """Whether the entry ``name`` of the directory open as ``parent`` is a directory (a
+    link is not)."""
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def remove_entry(parent: int, name: str) -> None:
+    """Remove the entry ``name`` of the directory open as ``parent``, whatever it is, no
+    link followed: a directory with all it holds, anything else unlinked."""
+    if is_directory(parent, name):
+        _remove_directory(parent, name)
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=parent)
 
 
 def _remove_directory(parent: int, name: str) -> None:

@@ -1,6 +1,6 @@
 """Races decided in their first round: for a concurrent step or a step with readers, the
 observer slows the adapter's processes (its workers' too) where a lost update or a torn
-reading happens (``memspec.observe.strace.DELAYS``), for the first half second of the step
+reading happens (``memspec.observe.strace.DELAYS``), for the first quarter second of the step
 (its workers start together, its readers before it), so that an implementation without
 its lock or its atomic write shows it at once, and a sound one is done after one round."""
 

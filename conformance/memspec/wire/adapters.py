@@ -40,6 +40,7 @@ from memspec.exceptions import (
     ProtocolViolation,
     UsageError,
 )
+from memspec.wire.processes import processes, stat_fields
 from memspec.wire.protocol import ERROR_KINDS
 from memspec.wire.working_directory import (
     answering_in_it,
@@ -458,29 +459,14 @@ def _wait_gone(pids: set[int], timeout_s: float) -> None:
 
 
 def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rpartition(b")")[2].split()[0] not in (b"Z", b"X")
-    except (OSError, IndexError):
-        return False
+    fields = stat_fields(pid)
+    return fields is not None and bool(fields) and fields[0] not in (b"Z", b"X")
 
 
 def _members(session: int) -> list[int]:
     """The processes whose session or process group is ``session`` (Linux ``/proc``;
     none elsewhere, where the process group alone is ended)."""
-    found = []
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as handle:
-                    fields = handle.read().rpartition(b")")[2].split()
-            except OSError:
-                continue
-            if len(fields) > 4 and session in (int(fields[2]), int(fields[3])):
-                found.append(int(name))
-    return found
+    return [pid for pid, fields in processes() if session in (int(fields[2]), int(fields[3]))]
 
 
 def reference_handler() -> Any:
