@@ -55,7 +55,7 @@ its rename puts its copy in place (another writer reads the same old state meanw
 writer waits after an open that may create or truncate a file and after a write of its
 content (a reader sees it empty or half written). Only these calls are traced then."""
 
-HOLD_US = 20_000_000
+HOLD_US = 5_000_000
 """How long a held call waits at most: the harness releases it long before."""
 _ATTACH_TIMEOUT_S = 10.0
 _DETACH_TIMEOUT_S = 10.0
@@ -169,18 +169,33 @@ def _traced_by(pid: int, task: str, tracer: int) -> bool:
 
 
 def _wait_attached(
-    tracer: subprocess.Popen[bytes], pids: tuple[int, ...], follow: bool = True
+    tracer: subprocess.Popen[bytes], pids: tuple[int, ...], said: Path, follow: bool = True
 ) -> None:
     """Wait until the tracer holds every thread of ``pids`` (``follow``), or each of the
-    threads ``pids`` alone."""
+    threads ``pids`` alone, and has said so (in the file ``said``, its standard error).
+
+    A thread is the tracer's from the moment it is seized, but its calls are traced only
+    once the tracer has also interrupted it: on a loaded machine the tracer may lose the
+    processor between the two, and a request sent then would run untraced. The tracer
+    says a process is attached after both."""
     deadline = time.monotonic() + _ATTACH_TIMEOUT_S
     tasks = [(pid, task) for pid in pids for task in (_tasks(pid) if follow else [str(pid)])]
-    while not all(_traced_by(pid, task, tracer.pid) for pid, task in tasks):
+    while not (
+        all(_traced_by(pid, task, tracer.pid) for pid, task in tasks)
+        and _attached_said(said) >= len(pids)
+    ):
         if tracer.poll() is not None:
             raise ObserverFault(f"strace exited at once (status {tracer.returncode})")
         if time.monotonic() > deadline:
             raise ObserverFault(f"strace did not attach within {_ATTACH_TIMEOUT_S:g} s")
         time.sleep(0.0005)
+
+
+def _attached_said(said: Path) -> int:
+    try:
+        return said.read_text("utf-8", "replace").count(" attached")
+    except OSError:
+        return 0
 
 
 def _interrupt(tracer: subprocess.Popen[bytes]) -> None:
@@ -216,7 +231,9 @@ def attached(
     with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
         output = Path(folder) / "trace"
         tracing.output = output
-        argv = ["strace", *(["-f"] if follow else []), "-qq", "-y", "-s", "0", "-o", str(output)]
+        said = Path(folder) / "said"
+        # Not -q: the tracer's word that it attached is what the block waits for.
+        argv = ["strace", *(["-f"] if follow else []), "-y", "-s", "0", "-o", str(output)]
         if extra == DELAYS:
             traced = (*_RENAMES, *_WRITES)
         argv += ["-e", "trace=" + ",".join(f"?{name}" for name in traced)]
@@ -225,12 +242,13 @@ def attached(
         argv += extra
         for pid in pids:
             argv += ["-p", str(pid)]
-        tracer = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        with said.open("wb") as stderr:
+            tracer = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
+            )
         tracing.detach = functools.partial(_interrupt, tracer)
         try:
-            _wait_attached(tracer, pids, follow)
+            _wait_attached(tracer, pids, said, follow)
             yield tracing
         finally:
             _detach(tracer)
