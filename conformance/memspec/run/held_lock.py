@@ -7,6 +7,11 @@ waits ``N`` milliseconds, reads the tree again, and only then lets go of the loc
 difference between the two readings (restricted to the globs of ``watch`` when given) is
 something the op wrote while another holder had the lock. The reply, once it comes, is
 judged as the step's expectation says.
+
+Where the kernel lists the locks and who waits for them (Linux's ``/proc/locks``), the
+harness stops waiting as soon as a process waits for its lock, ``SETTLE_S`` later: an op
+that takes the lock as it should is then seen blocked on it, and one that writes before
+it would have written by then.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +29,11 @@ from memspec.exceptions import CaseFault
 from memspec.run.trees import read_tree, tree_changes
 from memspec.wire.adapters import Response
 
-__all__ = ["Held", "run_while_held"]
+__all__ = ["SETTLE_S", "Held", "run_while_held", "waited_for"]
+
+SETTLE_S = 0.05
+"""How long the harness still holds the lock once a process waits for it."""
+_POLL_S = 0.001
 
 
 def _lock_target(root: Path, pattern: str) -> Path:
@@ -81,7 +91,7 @@ def run_while_held(
             raise CaseFault(f"hold_lock: {lock.path} is already locked by someone else") from exc
         before = read_tree(root)
         worker.start()
-        worker.join(lock.hold_ms / 1000)
+        _wait_while_held(worker, fd, lock.hold_ms / 1000)
         changes = tree_changes(before, read_tree(root), ignore, lock.watch)
     finally:
         os.close(fd)  # closing the only descriptor lets go of the lock
@@ -90,3 +100,31 @@ def run_while_held(
     if faults:
         raise faults[0]
     return Held(lock, replies[0], tuple(changes))
+
+
+def _wait_while_held(worker: threading.Thread, fd: int, seconds: float) -> None:
+    """Wait ``seconds``, or until the worker is done, or until a process has waited for
+    the lock on ``fd`` for ``SETTLE_S``."""
+    deadline = time.monotonic() + seconds
+    key = _lock_key(fd)
+    while worker.is_alive() and time.monotonic() < deadline:
+        if waited_for(key):
+            worker.join(min(SETTLE_S, max(0.0, deadline - time.monotonic())))
+            return
+        worker.join(_POLL_S)
+
+
+def _lock_key(fd: int) -> str:
+    """How ``/proc/locks`` names the file open as ``fd``: its device and inode."""
+    info = os.fstat(fd)
+    return f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+
+
+def waited_for(key: str, locks: str = "/proc/locks") -> bool:
+    """Whether a process waits for a lock on the file ``key`` names (False where the
+    kernel does not list them)."""
+    try:
+        with open(locks, encoding="ascii", errors="replace") as listed:
+            return any("->" in line and key in line.split() for line in listed)
+    except OSError:
+        return False
