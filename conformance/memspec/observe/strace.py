@@ -55,7 +55,7 @@ its rename puts its copy in place (another writer reads the same old state meanw
 writer waits after an open that may create or truncate a file and after a write of its
 content (a reader sees it empty or half written). Only these calls are traced then."""
 
-HOLD_US = 5_000_000
+HOLD_US = 2_000_000
 """How long a held call waits at most: the harness releases it long before."""
 _ATTACH_TIMEOUT_S = 10.0
 _DETACH_TIMEOUT_S = 10.0
@@ -133,10 +133,10 @@ def unavailable_reason() -> str | None:
 def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[None]:
     """The processes ``pids`` slowed where races happen (``DELAYS``) for the first
     ``seconds`` of the block: the tracer then detaches, so that the rest of a long step
-    runs at full speed (each system call of a traced process stops for the tracer). What
-    they start (a ``git``) is not traced: the race is the adapter's own."""
-    tids = tuple(tid for pid in pids for tid in threads(pid))
-    with attached(tids, None, DELAYS, follow=False) as tracing:
+    runs at full speed (each system call of a traced process stops for the tracer). The
+    threads they start meanwhile are slowed too (a pool's worker that had ended, started
+    anew for the step), and so is what they start."""
+    with attached(pids, None, DELAYS) as tracing:
         timer = threading.Timer(seconds, tracing.detach)
         timer.start()
         try:
