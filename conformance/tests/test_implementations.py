@@ -129,11 +129,11 @@ def test_the_reports_fail_exactly_the_expected_cases(name: str) -> None:
         assert header["implementation"]["name"] == name
         assert not footer.get("interrupted") and not footer.get("adapter_broken"), footer
         failing = [
-            f"{way or 'root'}: {r['id']}: {r['outcome']}: {r['message'][:300]}"
+            f"{way or 'root'}: {r['id']}: {r['outcome']}: {r['message'][:3000]}"
             for r in records
             if r["outcome"] in _FAILING
         ]
-        assert failing == []
+        assert not failing, "\n".join(failing)
         xfailed |= {r["id"] for r in records if r["outcome"] == "xfailed"}
         # A case this host skips in every run (one that needs a non-root user, in an
         # in-process run, which stays root) keeps its entry for the runs that can hold it.

@@ -135,6 +135,26 @@ TRACE = """\
 """
 
 
+def test_a_call_another_thread_interrupted_takes_its_result_from_its_resumption() -> None:
+    calls = parse_calls(
+        '702   write(6</t/c>, ""..., 5) = -1 EIO (Input/output error) (INJECTED)\n'
+        '700   write(1<pipe:[9]>, ""..., 88 <unfinished ...>\n'
+        "702   fsync(6</t/c>) = 0\n"
+        "700   <... write resumed>) = -1 EIO (Input/output error) (INJECTED)\n"
+        '701   openat(AT_FDCWD</w>, "/t/d", O_WRONLY|O_CREAT, 0600 <unfinished ...>\n'
+        "701   <... openat resumed>) = 7</t/d>\n"
+    )
+    assert [(c.tid, c.name, c.injected) for c in calls] == [
+        (702, "write", True),
+        (700, "write", True),
+        (702, "fsync", False),
+        (701, "openat", False),
+    ]
+    assert calls[1].text == '1<pipe:[9]>, ""..., 88) = -1 EIO (Input/output error) (INJECTED)'
+    assert calls[3].text.endswith("0600) = 7</t/d>")
+    assert [c.name for c in tree_mutations(calls, ("/t",))] == ["write", "fsync", "openat"]
+
+
 def test_a_trace_of_one_thread_has_no_thread_ids() -> None:
     calls = parse_calls('write(3</t/a>, ""..., 5) = -1 EIO (Input/output error) (INJECTED)\n')
     assert [(c.tid, c.name, c.ordinal, c.injected) for c in calls] == [(0, "write", 1, True)]

@@ -77,6 +77,7 @@ _WRITING_FLAGS = ("O_CREAT", "O_TRUNC", "O_WRONLY", "O_RDWR")
 _ENTRY = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\((.*)$")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _KILLED = re.compile(r"^(?:(\d+)\s+)?\+\+\+ killed by SIGKILL")
+_RESUMED = re.compile(r"^(?:(\d+)\s+)?<\.\.\. ([a-z0-9_]+) resumed>(.*)$")
 _DESCRIPTOR = re.compile(r"\b\d+<([^<>]*)>")
 _AT = re.compile(r'\b\d+<([^<>]*)>, "((?:[^"\\]|\\.)*)"')
 """A directory's descriptor and a name in it (the arguments of an ``*at`` call)."""
@@ -101,18 +102,22 @@ class Call:
 
 def parse_calls(output: str) -> list[Call]:
     """Every call the tracer saw enter, in order (a call another thread interrupted is
-    taken where it began; its resumption is left out). A call is ``injected`` when the
-    tracer failed it, or when its thread was killed by SIGKILL at it."""
+    taken where it began; its resumption gives its result). A call is ``injected`` when
+    the tracer failed it, or when its thread was killed by SIGKILL at it."""
     calls: list[Call] = []
     seen: Counter[tuple[int, str]] = Counter()
     last: dict[int, int] = {}
     for line in output.splitlines():
         match = _ENTRY.match(line)
         if match is None:
-            killed = _KILLED.match(line)
-            if killed and int(killed[1] or 0) in last:  # the call it was killed at
-                where = last[int(killed[1] or 0)]
-                calls[where] = replace(calls[where], injected=True)
+            ended = _RESUMED.match(line) or _KILLED.match(line)
+            if ended and int(ended[1] or 0) in last:  # the call it was killed at, or resumed
+                where, call = last[int(ended[1] or 0)], calls[last[int(ended[1] or 0)]]
+                if ended.re is _KILLED:
+                    calls[where] = replace(call, injected=True)
+                else:
+                    text = call.text.removesuffix(" <unfinished ...>") + ended[3]
+                    calls[where] = replace(call, text=text, injected=text.endswith("(INJECTED)"))
             continue
         tid, name, rest = int(match[1] or 0), match[2], match[3]
         seen[tid, name] += 1

@@ -163,13 +163,17 @@ class ObservedFaults:
         if not hit or elsewhere:
             self._plan = None  # counted anew, then run again
             self._collateral += bool(elsewhere)
-            self._pinned = self._collateral >= 2  # not a count gone stale: threads
-            raise Retry
+            pinned, self._pinned = self._pinned, self._collateral >= 2  # threads, not a stale count
+            if elsewhere:
+                raise Retry(f"a {target.name} of another thread, at the same count, failed too")
+            if pinned:
+                raise Retry(f"the paths of its {target.name} change from run to run")
+            raise Retry(f"the {target.name} counted was not met")
         if crashed is not None and self.model != "kill":
             raise crashed
         if (response is None) != (self.model == "kill"):
             self._plan = None
-            raise Retry
+            raise Retry("the process was killed elsewhere, or not at the call")
         verb = "failing" if self.model == "error" else "killing the adapter at"
         return Point(response, f"{verb} mutation {k} ({target.name})")
 

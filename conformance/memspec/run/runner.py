@@ -993,7 +993,7 @@ def run_crash_points(
         raise CaseFailure(f"{case.id}: a crash_points step needs an expected tree")
     injector = injector or RequestedFaults()
     adapter = injector.adapter_for(adapter)
-    k, retries = 1, 0
+    k, retries, missed = 1, 0, ""
     while k <= CRASH_POINTS_AT_MOST:
         with case_tree(case, adapter, base) as workdir:
             context = _Context(case, str(workdir), adapter)
@@ -1004,15 +1004,16 @@ def run_crash_points(
             tree_before = _visible_tree(context, workdir)
             try:
                 point = injector.point(k, workdir, functools.partial(_faulted, adapter, step, args))
-            except Retry:
-                retries += 1
+            except Retry as retry:
+                retries, missed = retries + 1, str(retry) or missed
                 if retries > _CRASH_POINT_RETRIES:
                     # Which calls the request makes changes from run to run (a pool of
                     # threads, random names): the harness cannot place the point, and
                     # says so rather than judge the adapter on a guess.
+                    why = missed or "its calls change from run to run"
                     raise HostLimitation(
-                        f"host: the observer could not fail mutation {k} of {step.op} in "
-                        f"{_CRASH_POINT_RETRIES} tries (the request's calls change from run to run)"
+                        f"host: the observer could not fail mutation {k} of {step.op} alone in "
+                        f"{_CRASH_POINT_RETRIES} tries ({why})"
                     ) from None
                 continue
             except ObserverFault as exc:
@@ -1032,7 +1033,7 @@ def run_crash_points(
                     )
                 return k - 1
             _check_crash_point(context, step, index, adapter, tree_before, workdir, args, k, point)
-        k, retries = k + 1, 0
+        k, retries, missed = k + 1, 0, ""
     raise CaseFailure(
         f"{case.id}: the step still attempted {CRASH_POINTS_AT_MOST} mutations or more with "
         f"mutation {CRASH_POINTS_AT_MOST} failing; the protocol bounds a step to "
