@@ -111,8 +111,9 @@ def parse_calls(output: str) -> list[Call]:
         match = _ENTRY.match(line)
         if match is None:
             ended = _RESUMED.match(line) or _KILLED.match(line)
-            if ended and int(ended[1] or 0) in last:  # the call it was killed at, or resumed
-                where, call = last[int(ended[1] or 0)], calls[last[int(ended[1] or 0)]]
+            where = last.get(int(ended[1] or 0)) if ended else None
+            if ended and where is not None:  # the call its thread was killed at, or resumed
+                call = calls[where]
                 if ended.re is _KILLED:
                     calls[where] = replace(call, injected=True)
                 else:

@@ -99,7 +99,7 @@ def run_script(script: Any, settle_ms: int = DEFAULT_SETTLE_MS) -> dict[str, Any
                     raise OpError("internal", f"waiter {name!r} neither returned nor blocked")
             else:
                 checks.append(_returned(waiters))
-        blocked = sorted(w.name for w in waiters if w.name not in _returned(waiters))
+        blocked = sorted(w.name for w in waiters if not w.returned.is_set())
     finally:
         _release(manager, waiters)
     return {"checks": checks, "blocked_at_end": blocked}
