@@ -10,7 +10,11 @@ with the same points.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +23,7 @@ from conftest import HERE, Runner
 from memspec.corpus.cases import Case, load_cases
 from memspec.exceptions import CaseFailure
 from memspec.observe.served import served_spec
-from memspec.observe.strace import unavailable_reason
+from memspec.observe.strace import DELAYS, attached, unavailable_reason
 from memspec.observe.trace import parse_calls, paths, tree_mutations
 from memspec.reports.report import read_report
 from memspec.run.crash_faults import ObservedFaults
@@ -54,6 +58,27 @@ def _points(case: Case, adapter: Adapter, model: str = "error") -> int:
 
 def test_the_observer_runs_here() -> None:
     assert unavailable_reason() is None
+
+
+def test_a_slowed_process_forking_all_the_while_is_let_go() -> None:
+    """strace, asked to detach while a process is in ``vfork`` and the child it made is
+    stopped for strace, can wait for ever: the harness kills it, and the kernel lets the
+    processes go on (a ``git`` started by a slowed concurrent step hung the step)."""
+    spawner = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess\nwhile True: subprocess.run(['true'])"],
+        start_new_session=True,
+    )
+    try:
+        time.sleep(0.3)
+        for _ in range(10):
+            with attached((spawner.pid,), None, DELAYS):
+                time.sleep(0.05)
+            with open(f"/proc/{spawner.pid}/stat", encoding="ascii") as stat:
+                state = stat.read().rsplit(") ", 1)[1][0]
+            assert state not in "tT", "the process was left stopped"
+    finally:
+        os.killpg(spawner.pid, signal.SIGKILL)
+        spawner.wait()
 
 
 @pytest.fixture(scope="module")

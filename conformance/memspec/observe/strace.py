@@ -58,6 +58,10 @@ content (a reader sees it empty or half written). Only these calls are traced th
 HOLD_US = 2_000_000
 """How long a held call waits at most: the harness releases it long before."""
 _ATTACH_TIMEOUT_S = 10.0
+_DETACH_GRACE_S = 1.0
+"""How long strace may take to detach before it is killed. It can wait for ever on a
+process in ``vfork`` whose child is stopped for strace itself (a ``git`` a slowed step
+starts); once strace is killed, the kernel lets every process it traced go on."""
 _DETACH_TIMEOUT_S = 10.0
 
 
@@ -137,12 +141,19 @@ def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[
     threads they start meanwhile are slowed too (a pool's worker that had ended, started
     anew for the step), and so is what they start."""
     with attached(pids, None, DELAYS) as tracing:
-        timer = threading.Timer(seconds, tracing.detach)
+        timer = threading.Timer(seconds, _detached_quietly, (tracing,))
         timer.start()
         try:
             yield
         finally:
             timer.cancel()
+
+
+def _detached_quietly(tracing: Tracing) -> None:
+    """``tracing.detach()`` from a timer: a tracer that will not end is the block's to
+    report, when it ends."""
+    with contextlib.suppress(ObserverFault):
+        tracing.detach()
 
 
 def threads(pid: int) -> tuple[int, ...]:
@@ -205,13 +216,17 @@ def _interrupt(tracer: subprocess.Popen[bytes]) -> None:
 
 
 def _detach(tracer: subprocess.Popen[bytes]) -> None:
+    """Ask strace to detach, and kill it when it has not within ``_DETACH_GRACE_S``."""
     _interrupt(tracer)
+    try:
+        tracer.wait(timeout=_DETACH_GRACE_S)
+        return
+    except subprocess.TimeoutExpired:
+        tracer.kill()
     try:
         tracer.wait(timeout=_DETACH_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        tracer.kill()
-        tracer.wait()
-        raise ObserverFault("strace did not detach") from None
+        raise ObserverFault("strace did not end when killed") from None
 
 
 @contextlib.contextmanager
@@ -246,7 +261,7 @@ def attached(
             tracer = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
             )
-        tracing.detach = functools.partial(_interrupt, tracer)
+        tracing.detach = functools.partial(_detach, tracer)
         try:
             _wait_attached(tracer, pids, said, follow)
             yield tracing
