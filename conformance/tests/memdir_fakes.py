@@ -80,3 +80,22 @@ class FloatDays(ThreeOps):
     def op_age_days(self, args: dict[str, Any]) -> Any:
         hours = (_ns(args["now"]) - _ns(args["mtime"])) / 3_600_000_000_000
         return max(0, round(hours / 24))
+
+
+class PluginProbe(ThreeOps):
+    """ThreeOps that, when started, writes to the file ``$MEMSPEC_PLUGIN_PROBE`` the
+    pytest plugins of its process other than those the suite uses."""
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message["op"] == "start":
+            import os
+            import sys
+
+            foreign = sorted(
+                name
+                for name in sys.modules
+                if name.split(".")[0] in ("pyfakefs", "pytest_benchmark", "xdist")
+            )
+            with open(os.environ["MEMSPEC_PLUGIN_PROBE"], "w", encoding="utf-8") as probe:
+                probe.write("\n".join(foreign))
+        return super().handle(message)

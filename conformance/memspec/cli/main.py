@@ -362,10 +362,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         # memspec itself is imported before pytest starts, so it cannot be rewritten.
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
+        # Only the plugins the suite uses: another one installed beside memspec (a
+        # fake file system, a benchmark, a random order) must not change a verdict.
+        "--disable-plugin-autoload",
         "-p",
         "memspec.pytest_plugin",
         "-p",
-        "no:benchmark",
+        "_hypothesis_pytestplugin",
+        "-p",
+        "syrupy",
         "--pyargs",
         "memspec.suite",
         "-q",
@@ -412,7 +417,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.workers:
         if importlib.util.find_spec("xdist") is None:
             raise UsageError("-n needs pytest-xdist: pip install 'memspec[xdist]'")
-        pytest_args += ["-n", args.workers]
+        pytest_args += ["-p", "xdist.plugin", "-n", args.workers]
     _keep_hypothesis_files_out_of_cwd()
     code = pytest.main(pytest_args)
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:

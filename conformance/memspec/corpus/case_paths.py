@@ -169,6 +169,8 @@ def path_arguments(
 
 def _placeheld(text: str) -> str:
     """The path as the harness would send it, with a root no real path starts with."""
+    if "${" not in text:  # no token: most paths, and the load of every case checks them
+        return text
     text = CAPTURED.sub(_CAPTURED_STAND_IN, text)
     held: str = substitute(for_worker(text, 0, 0), _PLACEHOLDER_ROOT)
     return held
@@ -198,6 +200,8 @@ def _target_leaves_root(link: str, target: str) -> bool:
 def _relative_leaves_root(relative: str) -> bool:
     """Whether a path the harness makes or reads relative to the root (a tree key, a
     race's directories, a held lock, a readers' file) names a place outside it."""
+    if "${" not in relative and not relative.startswith("/") and ".." not in relative.split("/"):
+        return False
     held = _placeheld(relative)
     return held.startswith("/") or not _inside(posixpath.join(_PLACEHOLDER_ROOT, held))
 

@@ -261,8 +261,9 @@ def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
     """Read one fixture file, check it against the schema, its id against its path, and
     that no path of it leaves ``${ROOT}`` (``memspec.corpus.case_paths``, as ``lint`` does).
 
-    ``valid`` holds digests of files already found valid against this schema; a file
-    whose digest is there is not validated again, and a newly valid one is added.
+    ``valid`` holds digests of files already found valid (against the schema, and with
+    no path leaving ``${ROOT}``) under the same rules (``_rules_digest``); a file whose
+    digest is there is not checked again, and a newly valid one is added.
     """
     try:
         raw = path.read_bytes()
@@ -272,30 +273,42 @@ def load_case(path: Path, root: Path, valid: set[str] | None = None) -> Case:
     except RecursionError:
         raise _too_deep_to_read(path) from None
     digest = hashlib.sha256(raw).hexdigest()
-    if valid is None or digest not in valid:
+    known = valid is not None and digest in valid
+    if not known:
         problems = schema_errors(data)
         if problems:
             raise FixtureError(f"{path}: breaks the case schema: {problems[0]}")
-        if valid is not None:
-            valid.add(digest)
     expected_id = path.relative_to(root).with_suffix("").as_posix()
     if data["id"] != expected_id:
         raise FixtureError(f"{path}: id {data['id']!r} does not match its path {expected_id!r}")
     case = case_from_json(data, path)
-    from memspec.corpus.case_paths import case_path_problems  # it reads cases' types
+    if not known:
+        from memspec.corpus.case_paths import case_path_problems  # it reads cases' types
 
-    escapes = case_path_problems(case)
-    if escapes:
-        raise FixtureError(f"{path}: {escapes[0]}")
+        escapes = case_path_problems(case)
+        if escapes:
+            raise FixtureError(f"{path}: {escapes[0]}")
+        if valid is not None:
+            valid.add(digest)
     return case
 
 
 def fixture_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.json") if not _hidden(p.relative_to(root)))
+    """Every ``*.json`` below ``root`` (not below a symlinked folder), but those with a
+    part of their path starting with ``_`` or ``.``."""
+    found = []
+    for folder, folders, files in os.walk(root):
+        found += [Path(folder, name) for name in (*folders, *files) if _fixture_name(name)]
+        folders[:] = [name for name in folders if not _hidden(name)]
+    return sorted(found)
 
 
-def _hidden(relative: Path) -> bool:
-    return any(part.startswith(("_", ".")) for part in relative.parts)
+def _fixture_name(name: str) -> bool:
+    return name.endswith(".json") and not _hidden(name)
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(("_", "."))
 
 
 def load_cases(root: Path | None = None, profiles: Iterable[str] | None = None) -> list[Case]:
@@ -355,8 +368,20 @@ def _validation_cache() -> Path | None:
     folder = cache_dir()
     if folder is None:
         return None
-    schema = schema_path("case.schema.json").read_bytes()
-    return folder / f"valid-cases-{hashlib.sha256(schema).hexdigest()[:16]}"
+    return folder / f"valid-cases-{_rules_digest()[:16]}"
+
+
+def _rules_digest() -> str:
+    """A digest of what a fixture is checked against: the case schema, the op schemas
+    (which members are paths) and the rules for paths."""
+    from memspec.corpus import case_paths
+    from memspec.corpus.op_schemas import schema_files
+
+    rules = hashlib.sha256(schema_path("case.schema.json").read_bytes())
+    for path in schema_files():
+        rules.update(f"\0{path.parent.name}/{path.name}\0".encode() + path.read_bytes())
+    rules.update(Path(case_paths.__file__).read_bytes())
+    return rules.hexdigest()
 
 
 def _read_digests(cache: Path | None) -> set[str]:

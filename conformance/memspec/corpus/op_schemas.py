@@ -36,6 +36,7 @@ __all__ = [
     "ops_with_schemas",
     "result_errors",
     "schema_file",
+    "schema_files",
     "signature",
     "table_cell",
     "wire_file",
@@ -50,6 +51,12 @@ def _ops_dir() -> Path:
     ``MEMSPEC_FIXTURES`` and ``MEMSPEC_SPEC`` name other corpora)."""
     override = os.environ.get("MEMSPEC_OP_SCHEMAS")
     return Path(override) if override else schema_path("ops")
+
+
+def schema_files() -> list[Path]:
+    """Every file of the op schemas (``wire.json`` among them), in a stable order."""
+    root = _ops_dir()
+    return sorted(root.rglob("*.json")) if root.is_dir() else []
 
 
 def wire_file() -> Path:

@@ -62,6 +62,8 @@ _DETACH_GRACE_S = 1.0
 """How long strace may take to detach before it is killed. It can wait for ever on a
 process in ``vfork`` whose child is stopped for strace itself (a ``git`` a slowed step
 starts); once strace is killed, the kernel lets every process it traced go on."""
+_SLOWED_GRACE_S = 0.1
+"""The same for a slowed step, whose trace is not read: it is not worth a wait."""
 _DETACH_TIMEOUT_S = 10.0
 
 
@@ -140,7 +142,7 @@ def delayed(pids: tuple[int, ...], seconds: float = DELAY_WINDOW_S) -> Iterator[
     runs at full speed (each system call of a traced process stops for the tracer). The
     threads they start meanwhile are slowed too (a pool's worker that had ended, started
     anew for the step), and so is what they start."""
-    with attached(pids, None, DELAYS) as tracing:
+    with attached(pids, None, DELAYS, grace_s=_SLOWED_GRACE_S) as tracing:
         timer = threading.Timer(seconds, _detached_quietly, (tracing,))
         timer.start()
         try:
@@ -215,11 +217,11 @@ def _interrupt(tracer: subprocess.Popen[bytes]) -> None:
             tracer.send_signal(signal.SIGINT)
 
 
-def _detach(tracer: subprocess.Popen[bytes]) -> None:
-    """Ask strace to detach, and kill it when it has not within ``_DETACH_GRACE_S``."""
+def _detach(tracer: subprocess.Popen[bytes], grace_s: float = _DETACH_GRACE_S) -> None:
+    """Ask strace to detach, and kill it when it has not within ``grace_s``."""
     _interrupt(tracer)
     try:
-        tracer.wait(timeout=_DETACH_GRACE_S)
+        tracer.wait(timeout=grace_s)
         return
     except subprocess.TimeoutExpired:
         tracer.kill()
@@ -236,12 +238,14 @@ def attached(
     extra: tuple[str, ...] = (),
     follow: bool = True,
     traced: tuple[str, ...] = MUTATING,
+    grace_s: float = _DETACH_GRACE_S,
 ) -> Iterator[Tracing]:
     """Trace the calls ``traced`` of the processes ``pids`` (and, when ``follow``, of
     every thread and process they start) inside the block, failing or killing the call
     ``fault`` names (and injecting what ``extra`` asks); the calls seen are in the yielded
     ``Tracing`` once the block has ended (``Tracing.output`` holds them as they come).
-    Without ``follow``, ``pids`` are threads, each traced alone."""
+    Without ``follow``, ``pids`` are threads, each traced alone. strace that has not
+    detached ``grace_s`` after it was asked is killed."""
     tracing = Tracing(owners={int(task): pid for pid in pids for task in _tasks(pid)})
     with tempfile.TemporaryDirectory(prefix="memspec-trace-") as folder:
         output = Path(folder) / "trace"
@@ -261,10 +265,10 @@ def attached(
             tracer = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
             )
-        tracing.detach = functools.partial(_detach, tracer)
+        tracing.detach = functools.partial(_detach, tracer, grace_s)
         try:
             _wait_attached(tracer, pids, said, follow)
             yield tracing
         finally:
-            _detach(tracer)
+            _detach(tracer, grace_s)
         tracing.calls = parse_calls(output.read_text("utf-8", "replace"))
