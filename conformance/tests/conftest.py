@@ -68,15 +68,22 @@ def expected_failure(case: str, reason: str, *observed: tuple[str, Any]) -> str:
     return dump_expectations({case: Expected(reason, found)}) + "\n"
 
 
+def fakes_env() -> dict[str, str]:
+    """This environment, in which ``memspec`` imports the fakes of this folder
+    (``python:memdir_fakes:...``) and ignores this run's ``PYTEST_ADDOPTS``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
 @pytest.fixture
 def demo_env(tmp_path: Path) -> dict[str, str]:
     """An environment in which memspec reads the toy ``demo`` profile."""
-    env = dict(os.environ)
+    env = fakes_env()
     env["MEMSPEC_FIXTURES"] = str(DATA / "fixtures")
     env["MEMSPEC_SPEC"] = str(DATA / "spec")
     env["MEMSPEC_OP_SCHEMAS"] = str(DATA / "schemas" / "ops")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    env.pop("PYTEST_ADDOPTS", None)
     return env
 
 

@@ -72,14 +72,15 @@ def test_a_run_with_an_empty_home_and_a_relative_xdg_cache_writes_no_cache(
     assert not os.path.exists("/.cache/memspec")
 
 
-def _fixtures(base: Path, tree_key: str) -> tuple[Path, bytes]:
-    """A corpus of one demo case whose tree holds ``tree_key``; its file and content."""
+def _fixtures(base: Path, tree_key: str) -> bytes:
+    """A corpus in ``base`` of one demo case whose tree holds ``tree_key``; the file's
+    content."""
     source = json.loads((DATA / "fixtures/demo/echo/number.json").read_text(encoding="utf-8"))
     source["tree"] = {tree_key: {"text": "x"}}
     file = base / "demo/echo/number.json"
     file.parent.mkdir(parents=True)
     file.write_text(json.dumps(source), encoding="utf-8")
-    return base, file.read_bytes()
+    return file.read_bytes()
 
 
 @pytest.fixture
@@ -91,10 +92,10 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_fixture_found_valid_is_not_checked_again_until_it_changes(
     tmp_path: Path, cache: Path
 ) -> None:
-    root, _ = _fixtures(tmp_path / "good", "inside.md")
-    assert [case.id for case in load_cases(root)] == ["demo/echo/number"]
+    _fixtures(tmp_path / "good", "inside.md")
+    assert [case.id for case in load_cases(tmp_path / "good")] == ["demo/echo/number"]
     (kept,) = cache.iterdir()
-    _, escaping = _fixtures(tmp_path / "bad", "../outside.md")
+    escaping = _fixtures(tmp_path / "bad", "../outside.md")
     with pytest.raises(FixtureError, match=r"key '../outside.md' is outside \$\{ROOT\}"):
         load_cases(tmp_path / "bad")
     # The cache is what spares the check: with the escaping file's digest in it, the

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DATA, HERE, Runner, fake_cmd
+from conftest import DATA, Runner, fake_cmd, fakes_env
 
 
 def _one_line_usage_error(result: object, needle: str) -> None:
@@ -243,10 +242,8 @@ def test_run_loads_no_pytest_plugin_but_those_the_suite_uses(
     """pyfakefs, pytest-benchmark and pytest-xdist are installed here, each a plugin
     pytest would load on its own; a run without ``-n`` has none of them."""
     probe = tmp_path / "probe"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    env = fakes_env()
     env["MEMSPEC_PLUGIN_PROBE"] = str(probe)
-    env.pop("PYTEST_ADDOPTS", None)
     result = memspec_cli(
         "run", "--adapter", "python:memdir_fakes:PluginProbe", "--case",
         "memdir/age/1000-days-minus-1ns-age-days", env=env,

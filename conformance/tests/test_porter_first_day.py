@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import HERE, Runner, demo_records, fake_cmd, outcomes
+from conftest import Runner, demo_records, fake_cmd, fakes_env, outcomes
 from hand_reports import stopped_run
 
 from memspec.cli.main import _parser
@@ -24,13 +24,6 @@ from memspec.reports.report import CaseRecord, read_report, unclaimed_line
 from memspec.wire.protocol import report_line_errors
 
 MEMDIR_FAKE = "python:memdir_fakes:"
-
-
-def _memdir_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    env.pop("PYTEST_ADDOPTS", None)
-    return env
 
 
 # 1. The to-do list
@@ -58,7 +51,7 @@ def test_a_missing_op_is_grouped_as_unknown_op(memspec_cli: Runner) -> None:
         "memdir.project_key",
         "--op",
         "memdir.parse_memory_type",
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     assert result.returncode == 1
     assert "unknown-op: memdir.project_key — 75 cases" in result.stdout
@@ -111,7 +104,7 @@ def test_a_failure_shows_op_args_expected_actual_and_the_explain_command(
         "memdir/type/known-user",
         "--report",
         str(report),
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     record = next(r for r in read_report(report) if r.get("id") == "memdir/type/known-user")
     assert record["outcome"] == "failed"
@@ -149,7 +142,7 @@ def test_a_failure_prints_once_through_the_plugin(memspec_cli: Runner) -> None:
         "memdir",
         "--case",
         "memdir/type/known-user",
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     assert result.stdout.count("see: memspec explain memdir/type/known-user") == 1
     assert "During handling" not in result.stdout + result.stderr
@@ -173,7 +166,7 @@ def test_a_failing_property_shows_the_shrunk_input_as_json_and_exports_it(
         str(report),
         "--export-failures",
         str(exported),
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     assert result.returncode == 1
     message = next(r for r in read_report(report) if r.get("id") == case_id)["message"]
@@ -222,7 +215,7 @@ def test_a_snapshot_case_reports_a_missing_op_with_the_reply(
         case_id,
         "--report",
         str(report),
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     record = next(r for r in read_report(report) if r.get("id") == case_id)
     assert record["outcome"] == "failed"
@@ -296,7 +289,7 @@ def test_skips_are_grouped_by_reason(memspec_cli: Runner) -> None:
         MEMDIR_FAKE + "ThreeOpsNoSymlinks",
         "--op",
         "memdir.load",
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     assert "Skipped: not claimed: capability symlinks — " in result.stdout
 
@@ -319,7 +312,7 @@ def test_the_summary_names_the_capabilities_not_claimed_in_one_line(
         str(summary),
         "--report",
         str(report),
-        env=_memdir_env(),
+        env=fakes_env(),
     )
     records = [r for r in read_report(report) if r.get("type") == "case"]
     skipped = [r for r in records if r["message"].startswith("not claimed: capability")]
