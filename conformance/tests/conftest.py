@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forked_cli import ForkedCli
 
 from memspec.reports.report import read_report
 from memspec.wire.adapters import Adapter
@@ -91,18 +92,23 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def run_memspec(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    fork: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m memspec ARGS`` in ``cwd``, its output captured."""
-    return subprocess.run(
-        [sys.executable, "-m", "memspec", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """``python -m memspec ARGS`` in ``cwd``, its output captured; forked from a process
+    that has imported memspec, or, with ``fork=False``, in a new interpreter
+    (``forked_cli``)."""
+    return _FORKED_CLI.run(args, cwd, env, timeout, fork)
+
+
+_FORKED_CLI = ForkedCli()
+
+
+def pytest_sessionfinish() -> None:
+    _FORKED_CLI.close()
 
 
 @pytest.fixture

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, Runner, fake_cmd, fakes_env
+from conftest import DATA, Runner, fake_cmd, fakes_env, run_memspec
 
 
 def _one_line_usage_error(result: object, needle: str) -> None:
@@ -250,3 +252,63 @@ def test_run_loads_no_pytest_plugin_but_those_the_suite_uses(
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     assert probe.read_text(encoding="utf-8") == ""
+
+
+def test_outputs_named_through_symlinks_are_written_through_and_stay_links(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
+    """Each link points at a file not made yet; a rename would put a regular file in the
+    link's place, and checking the report path beforehand once removed the link."""
+    names = ("report", "expectations", "merged")
+    for name in names:
+        (tmp_path / f"{name}.link").symlink_to(f"{name}.target")
+    run = memspec_cli(
+        "run", "--case", "memdir/type/empty", "--shard", "1/1", "--report", "report.link",
+        "--write-expectations", "expectations.link",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+    merge = memspec_cli("merge-reports", "-o", "merged.link", "report.target")
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    for name in names:
+        assert (tmp_path / f"{name}.link").readlink() == Path(f"{name}.target")
+    for name in ("report", "merged"):
+        lines = (tmp_path / f"{name}.target").read_text(encoding="ascii").splitlines()
+        assert [json.loads(line)["type"] for line in lines] == ["header", "case", "footer"]
+    assert "memref" in (tmp_path / "expectations.target").read_text(encoding="utf-8")
+
+
+def test_a_report_to_standard_output_sent_to_a_file_is_written_into_that_file(
+    tmp_path: Path,
+) -> None:
+    """``/proc/self/fd/1`` is what ``/dev/stdout`` links to: a rename over it would have
+    replaced ``/dev/stdout`` itself (as root), and over this name it cannot be done."""
+    output = tmp_path / "output"
+    with output.open("w", encoding="utf-8") as stdout:
+        result = subprocess.run(
+            [sys.executable, "-m", "memspec", "run", "--case", "memdir/type/empty",
+             "--report", "/proc/self/fd/1"],
+            cwd=tmp_path, stdout=stdout, stderr=subprocess.PIPE, text=True, check=False,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    text = output.read_text(encoding="utf-8")
+    lines = [
+        json.loads(line[line.index('{"type"') :]) for line in text.splitlines() if '{"type"' in line
+    ]
+    assert [line["type"] for line in lines] == ["header", "case", "footer"]
+    assert "1 passed" in text
+
+
+@pytest.mark.parametrize("args", [("--version",), ("frobnicate",), ("lint",), ("coverage",)])
+def test_a_forked_command_answers_as_a_new_interpreter_does(
+    args: tuple[str, ...], demo_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The tests' ``memspec`` commands are forked (``forked_cli``): the same arguments,
+    folder and environment give the same exit status and output as a new interpreter."""
+    forked = run_memspec(*args, cwd=tmp_path, env=demo_env)
+    new = run_memspec(*args, cwd=tmp_path, env=demo_env, fork=False)
+    assert (forked.returncode, forked.stdout, forked.stderr) == (
+        new.returncode,
+        new.stdout,
+        new.stderr,
+    )
+    assert forked.stdout or forked.stderr

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HERE, Runner, demo_records
+from conftest import HERE, Runner, demo_records, run_memspec
 
 from memspec.corpus.cases import Case, case_from_json
 from memspec.exceptions import AdapterBroken, CaseFailure, CaseFault, ProtocolViolation
@@ -87,6 +87,19 @@ def hostile_processes() -> list[int]:
         if TOKEN.encode() in environment and fields[0] != b"Z":
             found.append(int(name))
     return found
+
+
+@pytest.fixture
+def memspec_cli(tmp_path: Path) -> Runner:
+    """``python -m memspec`` in a new interpreter: ``hostile_processes`` knows the fakes'
+    processes by their environment at exec, which a forked command does not pass on."""
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        return run_memspec(*args, cwd=tmp_path, env=env, timeout=timeout, fork=False)
+
+    return run
 
 
 @pytest.fixture(autouse=True)
@@ -651,7 +664,7 @@ def test_an_adapter_claiming_ever_more_mutations_ends_its_crash_points_at_the_bo
 def test_a_signature_with_a_name_that_is_not_utf8_survives_the_expectations_file(
     hostile: Callable[..., Adapter], tmp_path: Path
 ) -> None:
-    from memspec.corpus.expectations import Expected, load_expectations, write_expectations
+    from memspec.corpus.expectations import Expected, dump_expectations, load_expectations
     from memspec.corpus.observations import from_token
 
     subject = case(
@@ -665,5 +678,5 @@ def test_a_signature_with_a_name_that_is_not_utf8_survives_the_expectations_file
     assert token.startswith("step 1: tree \\udcff.md unexpected @")
     observed = tuple(map(from_token, failure.value.signature, failure.value.values))
     path = tmp_path / "expectations.toml"
-    write_expectations(path, {"demo/harness/hostile": Expected("r", observed)})
+    path.write_text(dump_expectations({"demo/harness/hostile": Expected("r", observed)}), "utf-8")
     assert load_expectations(path)["demo/harness/hostile"].tokens == failure.value.signature

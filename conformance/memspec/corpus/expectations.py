@@ -23,7 +23,6 @@ the checks of an interleaved step, any non-empty part of those listed may fail.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ __all__ = [
     "Expected",
     "dump_expectations",
     "load_expectations",
-    "write_expectations",
 ]
 
 REGENERATE = "regenerate it with memspec run --expectations FILE --write-expectations FILE"
@@ -203,9 +201,3 @@ def _item(observation: Observation) -> str:
     if observation.value:
         parts.append(f"value = {_toml_string(observation.value)}")
     return "{ " + ", ".join(parts) + " }"
-
-
-def write_expectations(path: Path, entries: Mapping[str, Expected], header: str = "") -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(dump_expectations(entries, header), encoding="utf-8")
-    os.replace(temporary, path)

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from memspec.corpus.expectations import Expected, write_expectations
+from memspec.corpus.expectations import Expected, dump_expectations
 from memspec.corpus.observations import from_token
 from memspec.plugin.collection import suite_case_ids
 from memspec.plugin.run_state import RunState
 from memspec.reports.report import HARNESS_FAULT, CaseRecord
+from memspec.reports.written import write_file
 
 __all__ = ["rewritten_entries", "stale_entries", "write_run_expectations"]
 
@@ -68,11 +69,8 @@ def write_run_expectations(state: RunState) -> None:
         "Strict: a listed case that passes, or fails in another way, fails the run until "
         "its entry changes."
     )
-    write_expectations(
-        path,
-        rewritten_entries(state.expectations, state.records, suite_case_ids()),
-        header=header,
-    )
+    entries = rewritten_entries(state.expectations, state.records, suite_case_ids())
+    write_file(path, dump_expectations(entries, header), "utf-8")
 
 
 def _kept_header(path: Path) -> str:

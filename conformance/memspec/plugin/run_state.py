@@ -272,7 +272,8 @@ def check_writable(path: Path) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
     if not existed:
-        path.unlink()
+        # What the open made: the file a dangling symlink points to, not the link.
+        Path(os.path.realpath(path)).unlink()
 
 
 def check_distinct(paths: Mapping[str, str | None]) -> None:

@@ -12,7 +12,6 @@ red, unless it is grey already.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 from memspec.exceptions import UsageError
 from memspec.reports.merge import RunReport, is_harness_fault
 from memspec.reports.report import HARNESS_FAULT
+from memspec.reports.written import write_file
 
 __all__ = ["badge", "badges", "colour", "write_badges"]
 
@@ -137,9 +137,7 @@ def write_badges(run: RunReport, directory: Path) -> list[Path]:
         written = []
         for name, data in documents.items():
             path = directory / name
-            temporary = path.with_name(f".{name}.tmp")
-            temporary.write_text(json.dumps(data) + "\n", encoding="utf-8")
-            os.replace(temporary, path)
+            write_file(path, json.dumps(data) + "\n", "utf-8")
             written.append(path)
     except OSError as exc:
         raise UsageError(f"-o {directory}: {exc.strerror or exc}") from exc

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime
 import html
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from memspec.corpus.compare import text_bytes
 from memspec.exceptions import MemspecError, UsageError
 from memspec.judge.messages import visible
 from memspec.reports.merge import RunReport
+from memspec.reports.written import write_file
 
 __all__ = [
     "OUTCOME_CODES",
@@ -325,9 +325,7 @@ def write_matrix(
     try:
         directory.mkdir(parents=True, exist_ok=True)
         target = directory / "index.html"
-        temporary = directory / ".index.html.tmp"
-        temporary.write_text(page, encoding="utf-8")
-        os.replace(temporary, target)
+        write_file(target, page, "utf-8")
     except OSError as exc:
         raise UsageError(f"-o {directory}: {exc.strerror or exc}") from exc
     return target

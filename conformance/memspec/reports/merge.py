@@ -10,7 +10,6 @@ no case ran (``RunReport.partial``).
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from memspec.corpus.compare import nested_deeper_than
 from memspec.corpus.profiles import PROTOCOL
 from memspec.exceptions import UsageError
 from memspec.reports.report import HARNESS_FAULT, OUTCOMES, CaseRecord, nothing_ran
+from memspec.reports.written import write_file
 
 __all__ = ["RunReport", "is_harness_fault", "load_run", "merge_runs"]
 
@@ -159,10 +159,8 @@ class RunReport:
         ]
 
     def write(self, path: Path) -> None:
-        temporary = path.with_name(f".{path.name}.tmp")
         try:
-            temporary.write_text("".join(line + "\n" for line in self.lines()), encoding="ascii")
-            os.replace(temporary, path)
+            write_file(path, "".join(line + "\n" for line in self.lines()), "ascii")
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from exc
 

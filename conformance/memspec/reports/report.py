@@ -20,6 +20,7 @@ from xml.etree import ElementTree
 
 import memspec
 from memspec.exceptions import UsageError
+from memspec.reports.written import write_file
 from memspec.run.trees import tmp_case_sensitive
 
 __all__ = [
@@ -196,16 +197,8 @@ class Report:
         yield json.dumps(self.footer(), ensure_ascii=True)
 
     def write(self, path: Path) -> None:
-        """Write the report; a regular file is replaced atomically, anything else (a pipe,
-        /dev/stdout) is written in place."""
-        text = "".join(line + "\n" for line in self.lines())
-        if path.exists() and not path.is_file():
-            with open(path, "w", encoding="ascii") as handle:
-                handle.write(text)
-            return
-        temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(text, encoding="ascii")
-        os.replace(temporary, path)
+        """Write the report (``memspec.reports.written``)."""
+        write_file(path, "".join(line + "\n" for line in self.lines()), "ascii")
 
 
 def nothing_ran(records: Sequence[CaseRecord], shard: str = "") -> str:
