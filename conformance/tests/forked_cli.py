@@ -8,6 +8,9 @@ streams (stdin from ``/dev/null``, stdout and stderr pipes read to their end) an
 status, as ``subprocess.run`` gives them.
 What the import leaves behind is what ``python -m memspec`` has at the same point: no
 thread, no plugin of pytest, no suite module (pytest must still rewrite their asserts).
+The server also reads the corpus once, as every command does first: a command whose
+environment says where the fixtures, schemas and validation cache are as the server's
+did gets what the server read; any other starts with memspec's caches empty.
 
 An environment that would change the interpreter itself (``PYTHON*`` variables but
 ``PYTHONPATH``, the locale) is not what the server started with, so a command given one
@@ -50,6 +53,23 @@ _PRELOADED = (
     "memspec.plugin.selection",
     "hypothesis.configuration",
     "pytest",
+)
+
+
+def _corpus_settings(env: Mapping[str, str]) -> dict[str, str]:
+    """What reading the corpus depends on: where the fixtures, schemas and the validation
+    cache are (``memspec.corpus``)."""
+    return {name: env[name] for name in _CORPUS_VARIABLES if name in env}
+
+
+_CORPUS_VARIABLES = (
+    "MEMSPEC_FIXTURES",
+    "MEMSPEC_SPEC",
+    "MEMSPEC_OP_SCHEMAS",
+    "MEMSPEC_CACHE_DIR",
+    "XDG_CACHE_HOME",
+    "HOME",
+    "PATH",
 )
 
 
@@ -99,12 +119,13 @@ class ForkedCli:
 
     def _start(self) -> socket.socket:
         if self._socket is None:
-            # Only what the interpreter reads at its start: a test that looks for its own
-            # variables in a process's environment at exec must not find the server.
+            # Only what the interpreter reads at its start and what the corpus is read
+            # with: a test that looks for its own variables in a process's environment at
+            # exec must not find the server.
             started_in = {
                 name: value
                 for name, value in os.environ.items()
-                if name in ("PATH", "HOME") or name in _interpreter_settings(os.environ)
+                if name in _CORPUS_VARIABLES or name in _interpreter_settings(os.environ)
             }
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             self._server = subprocess.Popen(
@@ -195,6 +216,13 @@ def _as_text(data: bytes) -> str:
 def _serve(fd: int) -> None:
     for name in _PRELOADED:
         importlib.import_module(name)
+    from memspec.corpus.cases import load_cases
+
+    try:
+        load_cases()
+    except Exception:
+        _forget_what_was_read()
+    read_with = _corpus_settings(os.environ)
     # ``python -m memspec`` has the working directory first; this script's folder goes.
     after_first = sys.path[1:]
     connection = socket.socket(fileno=fd)
@@ -210,7 +238,10 @@ def _serve(fd: int) -> None:
         pid = os.fork()
         if pid == 0:
             connection.close()
-            _child(json.loads(message), fds, after_first)
+            request = json.loads(message)
+            if _corpus_settings(request["env"]) != read_with:
+                _forget_what_was_read()
+            _child(request, fds, after_first)
         for passed in fds:
             os.close(passed)
         connection.send(json.dumps({"pid": pid}).encode())
@@ -240,6 +271,16 @@ def _child(request: dict[str, Any], streams: list[int], after_first: list[str]) 
         sys.stderr.flush()
     finally:
         os._exit(code)
+
+
+def _forget_what_was_read() -> None:
+    """Empty every cache of memspec's modules, as in a new interpreter."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("memspec"):
+            for value in vars(module).values():
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear):
+                    clear()
 
 
 def _exit_status(main: Callable[[], object]) -> int:
