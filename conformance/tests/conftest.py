@@ -22,26 +22,28 @@ DATA = HERE / "data"
 FAKE = HERE / "fake_adapter.py"
 
 
-# The files that take longest, longest first (measured one at a time, on two cores). The
+# The files that take longest, longest first (their time in a whole run on two cores,
+# from its JUnit report). The
 # workers take whole files in collection order (pyproject.toml: ``--dist loadfile
 # --no-loadscope-reorder``), so these start first and no long file is left to run alone
 # at the end.
 LONGEST_FIRST = (
-    "test_porter_first_day.py",
-    "test_hostile_adapter.py",
     "test_reference_both_paths.py",
+    "test_hostile_adapter.py",
     "test_site_browser.py",
-    "test_the_gate_sees_worse.py",
+    "test_porter_first_day.py",
     "test_no_case_touches_the_host.py",
-    "test_matrix_browser.py",
     "test_observed_crash_points.py",
-    "test_ci_adoption.py",
-    "test_blame.py",
-    "test_cli_under_stress.py",
+    "test_the_gate_sees_worse.py",
+    "test_matrix_browser.py",
     "test_every_kind_judged_alike.py",
+    "test_cli_under_stress.py",
+    "test_blame.py",
+    "test_ci_adoption.py",
     "test_partial_runs.py",
-    "test_misbehaving_adapters.py",
     "test_adapter_templates.py",
+    "test_misbehaving_adapters.py",
+    "test_ci_workflow.py",
 )
 
 
