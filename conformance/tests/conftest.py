@@ -23,10 +23,9 @@ FAKE = HERE / "fake_adapter.py"
 
 
 # The files that take longest, longest first (their time in a whole run on two cores,
-# from its JUnit report). The
-# workers take whole files in collection order (pyproject.toml: ``--dist loadfile
-# --no-loadscope-reorder``), so these start first and no long file is left to run alone
-# at the end.
+# from its JUnit report). The workers take whole files in collection order
+# (pyproject.toml: ``--dist loadfile --no-loadscope-reorder``), so these start first and
+# no long file is left to run alone at the end.
 LONGEST_FIRST = (
     "test_reference_both_paths.py",
     "test_hostile_adapter.py",
@@ -114,13 +113,20 @@ def pytest_sessionfinish() -> None:
 
 
 @pytest.fixture
-def memspec_cli(tmp_path: Path) -> Runner:
+def forked_commands() -> bool:
+    """Whether ``memspec_cli`` forks its commands (``forked_cli``); a module that needs
+    new interpreters overrides this fixture."""
+    return True
+
+
+@pytest.fixture
+def memspec_cli(tmp_path: Path, forked_commands: bool) -> Runner:
     """Run ``python -m memspec`` as a user would, in a scratch directory."""
 
     def run(
         *args: str, env: dict[str, str] | None = None, timeout: float = 300
     ) -> subprocess.CompletedProcess[str]:
-        return run_memspec(*args, cwd=tmp_path, env=env, timeout=timeout)
+        return run_memspec(*args, cwd=tmp_path, env=env, timeout=timeout, fork=forked_commands)
 
     return run
 

@@ -122,11 +122,7 @@ class ForkedCli:
             # Only what the interpreter reads at its start and what the corpus is read
             # with: a test that looks for its own variables in a process's environment at
             # exec must not find the server.
-            started_in = {
-                name: value
-                for name, value in os.environ.items()
-                if name in _CORPUS_VARIABLES or name in _interpreter_settings(os.environ)
-            }
+            started_in = {**_corpus_settings(os.environ), **_interpreter_settings(os.environ)}
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             self._server = subprocess.Popen(
                 [sys.executable, __file__, str(theirs.fileno())],

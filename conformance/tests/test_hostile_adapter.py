@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HERE, Runner, demo_records, run_memspec
+from conftest import HERE, Runner, demo_records
 
 from memspec.corpus.cases import Case, case_from_json
 from memspec.exceptions import AdapterBroken, CaseFailure, CaseFault, ProtocolViolation
@@ -90,16 +90,10 @@ def hostile_processes() -> list[int]:
 
 
 @pytest.fixture
-def memspec_cli(tmp_path: Path) -> Runner:
-    """``python -m memspec`` in a new interpreter: ``hostile_processes`` knows the fakes'
-    processes by their environment at exec, which a forked command does not pass on."""
-
-    def run(
-        *args: str, env: dict[str, str] | None = None, timeout: float = 300
-    ) -> subprocess.CompletedProcess[str]:
-        return run_memspec(*args, cwd=tmp_path, env=env, timeout=timeout, fork=False)
-
-    return run
+def forked_commands() -> bool:
+    """New interpreters: ``hostile_processes`` knows the fakes' processes by their
+    environment at exec, which a forked command does not pass on."""
+    return False
 
 
 @pytest.fixture(autouse=True)

@@ -51,7 +51,7 @@ def check_selection(case_ids: Sequence[str], ops: Sequence[str], profiles: Seque
         return
     cases = load_cases()
     known = fixture_case_ids(cases)
-    # The suite's own ids are read from its source only when a fixture's do not do.
+    # The suite's own ids are read from its source only for a --case no fixture has.
     if not known.issuperset(case_ids):
         known |= suite_test_ids()
     for case_id in case_ids:

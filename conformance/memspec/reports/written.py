@@ -6,8 +6,8 @@ temporary file beside it, which is then renamed over it, so that a reader never 
 half a file. A symlink keeps its place: the file it points to is replaced. Anything
 else is written through, in place: a pipe, a device, and the process's own standard
 output or error (``/dev/stdout``), which gets the text where the stream is, after what
-the run printed. A rename over ``/dev/stdout`` would replace the system's link, as root, by a
-regular file.
+the run printed. A rename over ``/dev/stdout`` would replace the system's link, as root,
+by a regular file.
 """
 
 from __future__ import annotations
