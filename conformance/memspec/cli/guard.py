@@ -37,8 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memspec.run.trees import remove_tree
-from memspec.wire.processes import processes
-from memspec.wire.working_directory import adopt_run_folder
+from memspec.wire.processes import adopt_subreaper, processes
+from memspec.wire.working_directory import adopt_run_folder, scratch_base
 
 __all__ = ["run_guarded"]
 
@@ -49,9 +49,9 @@ def run_guarded(command: Callable[[], int]) -> int:
     """``command()``'s exit status, run in a child process (where ``fork`` exists)."""
     if not hasattr(os, "fork"):
         return command()
-    _become_subreaper()
+    subreaper = _become_subreaper()
     # 0711: an adapter running as another user reaches its folders inside, no more.
-    folders = Path(tempfile.mkdtemp(prefix="memspec-run-")).resolve()
+    folders = Path(tempfile.mkdtemp(prefix="memspec-run-", dir=scratch_base())).resolve()
     os.chmod(folders, 0o711)
     finished, told = os.pipe()
     # Blocked before the fork, so that no signal meant for the run is lost in between;
@@ -63,6 +63,8 @@ def run_guarded(command: Callable[[], int]) -> int:
         os.close(finished)
         tempfile.tempdir = str(folders)
         adopt_run_folder(folders)
+        if subreaper:
+            adopt_subreaper(os.getppid())
         _finish(command, told)
     os.close(told)
     try:
@@ -128,10 +130,12 @@ def _wait(child: int) -> int:
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def _become_subreaper() -> None:
+def _become_subreaper() -> bool:
+    """Whether this process is now the child subreaper of what it starts."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    return False
 
 
 def _reap(run: int = 0) -> dict[int, int]:

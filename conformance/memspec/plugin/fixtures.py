@@ -16,10 +16,11 @@ from memspec.corpus.profiles import PROTOCOL
 from memspec.exceptions import AdapterBroken
 from memspec.plugin.run_state import run_state
 from memspec.plugin.verdicts import run_judged
-from memspec.run.crash_faults import FAULT_MODELS, ObservedFaults
+from memspec.run.crash_faults import FAULT_MODELS, ObservedFaults, close_observed_adapters
 from memspec.run.runner import run_case, run_crash_points
 from memspec.run.scratch import settle_in_time
-from memspec.wire.adapters import Adapter
+from memspec.wire.adapters import Adapter, drain_threads, stdin_pipes
+from memspec.wire.processes import still_running
 
 THOROUGH = "memspec-thorough"
 """The Hypothesis profile in which the observer also kills the adapter at each point."""
@@ -45,11 +46,13 @@ def memspec_adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
         pytest.exit(f"adapter broken: {exc}", returncode=3)
     yield adapter
     try:
-        settle_in_time()
+        threads = state.threads_at_start | drain_threads()
+        settle_in_time(quiet=still_running(threads, stdin_pipes()) is None)
     finally:
         try:
             adapter.close()
         finally:
+            close_observed_adapters()
             state.problems.extend(f"protocol: {line}" for line in adapter.late_output)
 
 

@@ -26,6 +26,7 @@ from memspec.wire.adapters import (
     Adapter,
     parse_tree_owner,
 )
+from memspec.wire.processes import own_threads
 
 __all__ = [
     "HYPOTHESIS_PROFILES",
@@ -169,6 +170,9 @@ class RunState:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.threads_at_start = own_threads()
+        """This process's threads before any adapter ran: any other still running when
+        the run ends may be the adapter's (``memspec.wire.processes.still_running``)."""
         self.adapter_spec: str = option(config, "adapter") or "reference"
         timeout = option(config, "timeout")
         self.timeout_s = _positive_seconds(str(timeout)) if timeout else DEFAULT_TIMEOUT_S

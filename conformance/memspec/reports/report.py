@@ -22,6 +22,7 @@ import memspec
 from memspec.exceptions import UsageError
 from memspec.reports.written import write_file
 from memspec.run.trees import tmp_case_sensitive
+from memspec.wire.working_directory import made_working_directory, scratch_base
 
 __all__ = [
     "FAILING",
@@ -114,12 +115,19 @@ def run_info(adapter_spec: str, *, shard: str = "") -> dict[str, Any]:
         "machine": platform.machine(),
         "argv": sys.argv[1:],
         "tmp_case_sensitive": tmp_case_sensitive(),
+        "scratch": str(_scratch()),
         "adapter": adapter_spec,
         "euid": os.geteuid() if hasattr(os, "geteuid") else None,
     }
     if shard:
         info["shard"] = shard
     return info
+
+
+def _scratch() -> Path:
+    """The folder the run's folder is in (``scratch_base``)."""
+    working = made_working_directory()
+    return working.parent.parent if working is not None else scratch_base()
 
 
 def claims_of(handshake: Any) -> dict[str, list[str]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from memspec.exceptions import AdapterCrashed
+from memspec.exceptions import AdapterCrashed, MemspecError
 from memspec.observe.served import served_spec
 from memspec.observe.strace import Fault, ObserverFault, Tracing, attached, threads
 from memspec.observe.trace import Call, paths, tree_mutations
@@ -33,6 +33,7 @@ __all__ = [
     "Point",
     "RequestedFaults",
     "Retry",
+    "close_observed_adapters",
     "observed_adapter",
 ]
 
@@ -105,6 +106,14 @@ def observed_adapter(adapter: Adapter) -> Adapter:
             adapter.start_timeout_s,
         )
     return _SERVED[key]
+
+
+def close_observed_adapters() -> None:
+    """Stop the child processes that serve in-process adapters (``observed_adapter``)."""
+    while _SERVED:
+        _, served = _SERVED.popitem()
+        with contextlib.suppress(MemspecError):
+            served.close()
 
 
 class ObservedFaults:

@@ -18,7 +18,9 @@ already.
 A case's tree (``settle=CASE_ID``) is kept a while after the case (``SETTLE_S``) before it
 is read again and removed: a change made after the last reply (a write that an adapter
 left for later) is a late change of that case (``settle``), which the run reports
-against it.
+against it. The trees of a run's last cases are read again at its end: at once when
+nothing the adapter started can act before it is spoken to again
+(``memspec.wire.processes.still_running``), ``SETTLE_S`` after their case otherwise.
 """
 
 from __future__ import annotations
@@ -299,10 +301,12 @@ def settle_older(age: float = SETTLE_S) -> None:
         remove_tree(kept.folder)
 
 
-def settle_in_time() -> None:
-    """Wait until the youngest kept tree is ``SETTLE_S`` old, then settle them all: what
-    the adapter does after a run's last cases is seen while it still runs."""
-    if _SETTLING:
+def settle_in_time(quiet: bool = False) -> None:
+    """Settle every kept tree, while the adapter still runs: at once when ``quiet`` (no
+    process or thread of it can act before it is spoken to again), otherwise once the
+    youngest is ``SETTLE_S`` old, so that what the adapter does after a run's last cases
+    is seen."""
+    if _SETTLING and not quiet:
         time.sleep(max(0.0, SETTLE_S - (time.monotonic() - _SETTLING[-1].ended)))
     settle_older(0.0)
 

@@ -57,9 +57,11 @@ __all__ = [
     "Connection",
     "Handshake",
     "Response",
+    "drain_threads",
     "parse_adapter_spec",
     "parse_tree_owner",
     "reference_handler",
+    "stdin_pipes",
 ]
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -229,6 +231,10 @@ class _StderrTail:
 
     def join(self, timeout_s: float) -> None:
         self._thread.join(timeout_s)
+
+    @property
+    def native_id(self) -> int | None:
+        return self._thread.native_id
 
 
 class SubprocessConnection:
@@ -407,6 +413,25 @@ class SubprocessConnection:
 ConnectionFactory = Callable[[], Connection]
 
 _LIVE: weakref.WeakSet[SubprocessConnection] = weakref.WeakSet()
+
+
+def stdin_pipes() -> frozenset[int]:
+    """The inode numbers of the pipes the live adapter processes read their requests
+    from, which only the harness writes to."""
+    pipes = set()
+    for connection in list(_LIVE):
+        stdin = connection._process.stdin
+        with contextlib.suppress(OSError, ValueError):
+            if stdin is not None:
+                pipes.add(os.fstat(stdin.fileno()).st_ino)
+    return frozenset(pipes)
+
+
+def drain_threads() -> frozenset[int]:
+    """The threads (native ids) that read the live adapter processes' stderr."""
+    return frozenset(
+        thread for connection in list(_LIVE) if (thread := connection._stderr.native_id) is not None
+    )
 
 
 @atexit.register
