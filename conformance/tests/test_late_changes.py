@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import HERE, Runner, fakes_env
@@ -60,9 +61,9 @@ def test_what_could_still_act_is_seen(arrangement: str, answer: str) -> None:
     ids=["thread-in-process", "thread", "orphan", "alarm"],
 )
 def test_a_change_after_the_last_reply_fails_the_case(
-    adapter: str, memspec_cli: Runner, tmp_path: pytest.TempPathFactory
+    adapter: str, memspec_cli: Runner, tmp_path: Path
 ) -> None:
-    report = tmp_path / "report.jsonl"  # type: ignore[operator]
+    report = tmp_path / "report.jsonl"
     result = memspec_cli(
         "run", "--adapter", adapter, "--case", CASE, "--report", str(report), env=fakes_env()
     )
