@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import Browser, started
 from forked_cli import ForkedCli
 
 from memspec.reports.report import read_report
@@ -133,6 +134,13 @@ _FORKED_CLI = ForkedCli()
 
 def pytest_sessionfinish() -> None:
     _FORKED_CLI.close()
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """Headless Chromium, started once per test process (``browser``)."""
+    with started(tmp_path_factory.mktemp("chromium")) as running:
+        yield running
 
 
 @pytest.fixture

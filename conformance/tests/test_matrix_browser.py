@@ -6,10 +6,10 @@ turnlog port that claims turnlog alone (``turnlog_fakes``; one build misreads
 TURNLOG-WRITE-004, the other is fixed and labelled by ``memspec matrix --label``),
 ``memdir_fakes.ThreeOps``, a port that implements three memdir ops (one wrongly) and
 claims only memdir, and a copy of ThreeOps's report carrying hostile text. Chromium
-renders the page from a file at 1400x1000 (``--dump-dom`` reads the DOM after the page's
-script ran, ``--screenshot`` keeps a picture); the page's ``?open=AREA&case=ID``
-parameters open an area and a case through the same function a click calls. Without
-Chromium the tests skip, except under CI=true, where they fail.
+(``browser``) renders the page from a file in a 1400x1000 viewport, and the DOM is read
+after the page's script ran; screenshots are kept as pictures. The page's
+``?open=AREA&case=ID`` parameters open an area and a case through the same function a
+click calls.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from browser import WINDOW, Browser, chromium
 from conftest import HERE
 
 from memspec.corpus.cases import load_cases
@@ -55,7 +55,6 @@ HOSTILE = (
 TYPE_CASE = "memdir/type/known-user"
 DIVERGENT_CASE = "memdir/age/365-days-minus-1ns-age-days"
 TREE_CASE = "turnlog/write/escape-title"
-WINDOW = (1400, 1000)
 # The reports, in the page's column order: (name, adapter, run options, matrix label).
 COLUMNS = (
     ("memref", "reference", ("--label", "main"), ""),
@@ -67,70 +66,20 @@ COLUMNS = (
 EVIL = len(COLUMNS)
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    message = (
-        "headless Chromium is needed for the matrix page tests and is not installed "
-        "(apt-get install -y chromium)"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 def _artifacts() -> Path:
     base = Path(os.environ.get("MEMSPEC_ARTIFACTS") or HERE / "artifacts")
     base.mkdir(parents=True, exist_ok=True)
     return base
 
 
-def _browser(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    command = [
-        _chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        *args,
-    ]
-    return subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        timeout=120,
-        check=False,
-    )
+def dump_dom(browser: Browser, page: Path, query: str = "") -> str:
+    html = browser.load(page.as_uri() + query).html
+    assert "data-ready" in html, html[-2000:]
+    return html
 
 
-def _window() -> str:
-    return f"--window-size={WINDOW[0]},{WINDOW[1]}"
-
-
-def dump_dom(page: Path, tmp: Path, query: str = "") -> str:
-    result = _browser(_window(), "--dump-dom", page.as_uri() + query, profile=tmp / "chromium")
-    assert result.returncode == 0 and "data-ready" in result.stdout, result.stderr[-2000:]
-    return result.stdout
-
-
-def screenshot(page: Path, tmp: Path, target: Path, query: str = "") -> None:
-    result = _browser(
-        f"--screenshot={target}",
-        _window(),
-        "--hide-scrollbars",
-        page.as_uri() + query,
-        profile=tmp / "chromium",
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+def screenshot(browser: Browser, page: Path, target: Path, query: str = "") -> None:
+    browser.screenshot(page.as_uri() + query, target)
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -230,7 +179,7 @@ def _expected_cells(reports: list[Path]) -> dict[tuple[str, int], tuple[int, int
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The reports of ``COLUMNS`` (real runs), then a copy of ThreeOps's with hostile text."""
-    _chromium()
+    chromium()
     where = tmp_path_factory.mktemp("matrix-reports")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
@@ -315,9 +264,9 @@ def test_the_page_is_self_contained(page: Path) -> None:
 
 
 def test_cell_counts_in_the_browser_equal_the_reports(
-    reports: list[Path], page: Path, tmp_path: Path
+    reports: list[Path], page: Path, browser: Browser
 ) -> None:
-    dom = _Dom(dump_dom(page, tmp_path))
+    dom = _Dom(dump_dom(browser, page))
     (body,) = dom.find("body")
     assert body["data-ready"] == "1" and "data-pwned" not in body
     (matrix,) = dom.find("table", id="matrix")
@@ -336,9 +285,9 @@ def test_cell_counts_in_the_browser_equal_the_reports(
 
 
 def test_reports_of_one_implementation_are_told_apart_by_name_version_and_label(
-    page: Path, tmp_path: Path
+    page: Path, browser: Browser
 ) -> None:
-    dom = _Dom(dump_dom(page, tmp_path))
+    dom = _Dom(dump_dom(browser, page))
     headers = [node for node in dom.root.all("th") if "data-impl" in node.attrs]
     before, after = headers[_column("quote-before")], headers[_column("quote-after")]
     for header, label in ((before, "pr-41"), (after, "pr-42")):  # from run, from matrix
@@ -350,8 +299,8 @@ def test_reports_of_one_implementation_are_told_apart_by_name_version_and_label(
     assert "[" not in before.text + after.text  # no file names needed to tell them apart
 
 
-def test_a_partial_run_is_a_marked_column(page: Path, tmp_path: Path) -> None:
-    dom = _Dom(dump_dom(page, tmp_path))
+def test_a_partial_run_is_a_marked_column(page: Path, browser: Browser) -> None:
+    dom = _Dom(dump_dom(browser, page))
     column = _column("memref-shard")
     headers = [node for node in dom.root.all("th") if "data-impl" in node.attrs]
     shard = headers[column]
@@ -363,8 +312,8 @@ def test_a_partial_run_is_a_marked_column(page: Path, tmp_path: Path) -> None:
     assert not any(cell.has_class("partial") for cell in whole)
 
 
-def test_profiles_not_claimed_are_named(page: Path, tmp_path: Path) -> None:
-    dom = _Dom(dump_dom(page, tmp_path))
+def test_profiles_not_claimed_are_named(page: Path, browser: Browser) -> None:
+    dom = _Dom(dump_dom(browser, page))
     headers = [node for node in dom.root.all("th") if "data-impl" in node.attrs]
     three_ops = headers[_column("three-ops")]
     others = [profile for profile in sorted(known_profiles()) if profile != "memdir"]
@@ -385,22 +334,20 @@ def test_profiles_not_claimed_are_named(page: Path, tmp_path: Path) -> None:
     assert turnlog.text == "not claimed"
 
 
-def test_the_page_uses_the_viewport(page: Path, tmp_path: Path) -> None:
-    # (--dump-dom's window keeps some height for the browser's own bars: the viewport is
-    # what the page reports.)
-    closed = _layout(_Dom(dump_dom(page, tmp_path)))
-    assert 0.8 * WINDOW[1] < closed["viewport"] <= WINDOW[1]
+def test_the_page_uses_the_viewport(page: Path, browser: Browser) -> None:
+    closed = _layout(_Dom(dump_dom(browser, page)))
+    assert closed["viewport"] == WINDOW[1]
     assert closed["matrix"] <= closed["viewport"]
-    opened = _layout(_Dom(dump_dom(page, tmp_path, f"?open=memdir/type&case={TYPE_CASE}")))
+    opened = _layout(_Dom(dump_dom(browser, page, f"?open=memdir/type&case={TYPE_CASE}")))
     assert opened["area"] == opened["viewport"]  # the opened area reaches the window's foot
     assert opened["matrix"] <= opened["viewport"] // 2
 
 
 def test_opening_an_area_and_a_case_shows_requirement_args_expectation_and_answers(
-    reports: list[Path], page: Path, tmp_path: Path
+    reports: list[Path], page: Path, browser: Browser
 ) -> None:
     query = f"?open={quote('memdir/type')}&case={quote(TYPE_CASE)}"
-    dom = _Dom(dump_dom(page, tmp_path, query))
+    dom = _Dom(dump_dom(browser, page, query))
     (panel,) = dom.find("section", id="area")
     area_ids = {
         r["id"]
@@ -434,13 +381,13 @@ def test_opening_an_area_and_a_case_shows_requirement_args_expectation_and_answe
 
 
 def test_file_contents_show_as_text_with_invisible_characters_escaped(
-    reports: list[Path], page: Path, tmp_path: Path
+    reports: list[Path], page: Path, browser: Browser
 ) -> None:
     case = next(c for c in load_cases(profiles=["turnlog"]) if c.id == TREE_CASE)
     ((path, entry),) = case.steps[0].expect.tree.items()  # type: ignore[union-attr]
     content = entry["text"]
     assert "\r\t" in content and '\\"' in content and "\n" in content
-    dom = _Dom(dump_dom(page, tmp_path, f"?open=turnlog/write&case={quote(TREE_CASE)}"))
+    dom = _Dom(dump_dom(browser, page, f"?open=turnlog/write&case={quote(TREE_CASE)}"))
     (detail,) = dom.root.all("div", data_case_detail=TREE_CASE)
     (shown,) = detail.all("div", data_tree_entry=path)
     (text,) = shown.all("pre")
@@ -458,21 +405,21 @@ def test_file_contents_show_as_text_with_invisible_characters_escaped(
     assert actual.strip() in dom.text
 
 
-def test_a_case_with_a_recorded_divergence_shows_it(page: Path, tmp_path: Path) -> None:
+def test_a_case_with_a_recorded_divergence_shows_it(page: Path, browser: Browser) -> None:
     case = next(c for c in load_cases(profiles=["memdir"]) if c.id == DIVERGENT_CASE)
     assert case.divergence
-    dom = _Dom(dump_dom(page, tmp_path, f"?open=memdir/age&case={quote(DIVERGENT_CASE)}"))
+    dom = _Dom(dump_dom(browser, page, f"?open=memdir/age&case={quote(DIVERGENT_CASE)}"))
     (shown,) = dom.root.all("p", **{"class": "div"})
     assert re.sub(r"`([^`]+)`", r"\1", case.divergence) in shown.text
 
 
-def test_screenshots_of_the_page_with_a_case_open(page: Path, tmp_path: Path) -> None:
+def test_screenshots_of_the_page_with_a_case_open(page: Path, browser: Browser) -> None:
     for name, query in (
         ("matrix.png", f"?open=turnlog/write&case={quote(TREE_CASE)}"),
         ("matrix-type.png", f"?open=memdir/type&case={quote(TYPE_CASE)}"),
     ):
         target = _artifacts() / name
-        screenshot(page, tmp_path, target, query)
+        screenshot(browser, page, target, query)
         assert target.stat().st_size > 10_000
 
 
@@ -515,23 +462,25 @@ def _synthetic_reports(where: Path, implementations: int, cases: int) -> list[Pa
     return paths
 
 
-def test_twenty_implementations_and_three_thousand_cases(memspec_cli: Any, tmp_path: Path) -> None:
-    _chromium()
+def test_twenty_implementations_and_three_thousand_cases(
+    memspec_cli: Any, tmp_path: Path, browser: Browser
+) -> None:
+    chromium()
     reports = _synthetic_reports(tmp_path, 20, 3000)
     out = tmp_path / "big"
     result = memspec_cli("matrix", *map(str, reports), "-o", str(out))
     assert result.returncode == 0, result.stderr
     page = out / "index.html"
     started = time.monotonic()
-    dom = _Dom(dump_dom(page, tmp_path, "?open=memdir/area-0"))
+    dom = _Dom(dump_dom(browser, page, "?open=memdir/area-0"))
     assert time.monotonic() - started < 60
     assert _cells(dom) == _expected_cells(reports)
     opened = {a["data-case"] for a in dom.find("tr") if "data-case" in a}
     assert opened and all(case.startswith("memdir/area-0/") for case in opened)
-    overview = _layout(_Dom(dump_dom(page, tmp_path)))
+    overview = _layout(_Dom(dump_dom(browser, page)))
     assert overview["matrix"] > 0.85 * overview["viewport"]  # a long matrix fills the window
-    screenshot(page, tmp_path, _artifacts() / "matrix-20.png", "?open=memdir/area-0")
-    screenshot(page, tmp_path, _artifacts() / "matrix-20-overview.png")
+    screenshot(browser, page, _artifacts() / "matrix-20.png", "?open=memdir/area-0")
+    screenshot(browser, page, _artifacts() / "matrix-20-overview.png")
 
 
 def test_matrix_refuses_bad_input(memspec_cli: Any, tmp_path: Path) -> None:

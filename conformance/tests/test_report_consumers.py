@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import Browser
 from conftest import expected_failure, fake_cmd
 from hand_reports import demo_environment, memspec, merge, rewrite, usage_error
 from test_matrix_browser import _Dom, dump_dom
@@ -292,13 +293,15 @@ def test_the_matrix_marks_the_column_of_a_run_with_problems(reports: Reports) ->
     assert [impl["problems"] for impl in data["implementations"]] == [[], [PROBLEM]]
 
 
-def test_the_matrix_page_shows_the_mark_and_the_problems(reports: Reports, tmp_path: Path) -> None:
+def test_the_matrix_page_shows_the_mark_and_the_problems(
+    reports: Reports, tmp_path: Path, browser: Browser
+) -> None:
     """In headless Chromium, as ``test_matrix_browser`` renders the page."""
     runs = [load_run(reports[name]) for name in ("clean", "with-problems")]
     page = write_matrix(runs, tmp_path / "matrix", labels=["clean", "stale"])
     # Marked in the column's header, and again in the list of an opened area.
     for query, shown in (("", 1), ("?open=demo/echo", 2)):
-        dom = _Dom(dump_dom(page, tmp_path, query))
+        dom = _Dom(dump_dom(browser, page, query))
         headers = {
             int(node.attrs["data-impl"]): node
             for node in dom.root.all("th")

@@ -23,8 +23,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from browser import Browser, chromium
 from conftest import HERE, Runner
-from test_matrix_browser import Node, _artifacts, _browser, _chromium, _Dom, _window
+from test_matrix_browser import Node, _artifacts, _Dom
 
 from memspec.cli.explain import explain
 from memspec.cli.site import page_name
@@ -71,7 +72,7 @@ def _failing(record: dict[str, Any]) -> bool:
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    _chromium()
+    chromium()
     where = tmp_path_factory.mktemp("site-reports")
     given = os.environ.get("MEMSPEC_IMPLEMENTATION_REPORTS")
     if given and Path(given).is_dir() and list(Path(given).glob("*.jsonl")):
@@ -114,20 +115,11 @@ def site(reports: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _load(page: Path, tmp: Path, query: str = "") -> tuple[_Dom, list[str]]:
+def _load(browser: Browser, page: Path, query: str = "") -> tuple[_Dom, list[str]]:
     """The DOM after the page's script ran, and what the page logged to the console."""
-    result = _browser(
-        _window(),
-        "--enable-logging=stderr",
-        "--v=0",
-        "--dump-dom",
-        page.as_uri() + query,
-        profile=tmp / "chromium",
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
-    assert 'data-ready="1"' in result.stdout, (page, console, result.stderr[-2000:])
-    return _Dom(result.stdout), console
+    loaded = browser.load(page.as_uri() + query)
+    assert 'data-ready="1"' in loaded.html, (page, loaded.console)
+    return _Dom(loaded.html), loaded.console
 
 
 def _pages(site: Path) -> list[Path]:
@@ -135,11 +127,10 @@ def _pages(site: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def doms(site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[Path, _Dom]:
-    tmp = tmp_path_factory.mktemp("site-doms")
+def doms(site: Path, browser: Browser) -> dict[Path, _Dom]:
     loaded = {}
     for page in _pages(site):
-        dom, console = _load(page, tmp)
+        dom, console = _load(browser, page)
         assert console == [], (page.name, console)
         loaded[page] = dom
     return loaded
@@ -281,7 +272,7 @@ def test_divergence_rows_link_to_their_cases_and_back(site: Path, doms: dict[Pat
 
 
 def test_results_per_case_and_requirement_and_the_failing_filter(
-    reports: Path, site: Path, tmp_path: Path
+    reports: Path, site: Path, browser: Browser
 ) -> None:
     failing: dict[str, set[str]] = {}
     for path in sorted(reports.glob("*.jsonl")):
@@ -297,7 +288,7 @@ def test_results_per_case_and_requirement_and_the_failing_filter(
         if _failing(record) and record["requirements"]
     )
     page = site / page_name(requirements[rid].page)
-    dom, console = _load(page, tmp_path, f"?focus={rid}")
+    dom, console = _load(browser, page, f"?focus={rid}")
     assert console == []
     item = _by_id(dom)[rid]
     assert item.has_class("fails")
@@ -310,27 +301,20 @@ def test_results_per_case_and_requirement_and_the_failing_filter(
     (body,) = dom.find("body")
     assert "data-pwned" not in body
     assert not [attrs for tag, attrs in dom.elements if tag == "img"]
-    filtered, console = _load(page, tmp_path, "?failing=1")
+    filtered, console = _load(browser, page, "?failing=1")
     assert console == []
     (body,) = filtered.find("body")
     on_page = {r for r in failing if page_name(requirements[r].page) == page.name}
     assert "only-failing" in body["class"]
     assert body["data-requirements-shown"] == str(len(on_page))
     target = _artifacts() / "site-requirement.png"
-    result = _browser(
-        f"--screenshot={target}",
-        _window(),
-        "--hide-scrollbars",
-        page.as_uri() + f"?focus={rid}",
-        profile=tmp_path / "chromium",
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert browser.screenshot(page.as_uri() + f"?focus={rid}", target).console == []
     # A blank window of this size compresses to about 6 kB.
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 30_000
 
 
 def test_search_finds_a_requirement_a_case_and_an_op(
-    site: Path, doms: dict[Path, _Dom], tmp_path: Path
+    site: Path, doms: dict[Path, _Dom], browser: Browser
 ) -> None:
     case = "memdir/frontmatter/top-level-wins-over-earlier-indented"
     for query, wanted, href in (
@@ -338,7 +322,7 @@ def test_search_finds_a_requirement_a_case_and_an_op(
         (case, case, f"memdir.html#{case}"),
         ("memories.call", "memories.call", "memories.html#operations"),
     ):
-        dom, console = _load(site / "factstore.html", tmp_path, f"?q={query}")
+        dom, console = _load(browser, site / "factstore.html", f"?q={query}")
         assert console == []
         (results,) = dom.root.all("ol", id="search-results")
         assert "hidden" not in results.attrs and int(results.attrs["data-count"]) >= 1
@@ -347,17 +331,14 @@ def test_search_finds_a_requirement_a_case_and_an_op(
         (link,) = first.all("a")
         assert link.attrs["href"] == href
         assert _resolves(site, doms, site / "factstore.html", href)
-    dom, _ = _load(site / "index.html", tmp_path, "?q=frontmatter%20duplicate")
+    dom, _ = _load(browser, site / "index.html", "?q=frontmatter%20duplicate")
     (results,) = dom.root.all("ol", id="search-results")
     assert int(results.attrs["data-count"]) >= 2  # words of the text, not only ids
-    result = _browser(
-        f"--screenshot={_artifacts() / 'site-search.png'}",
-        _window(),
-        "--hide-scrollbars",
-        (site / "memdir.html").as_uri() + "?q=frontmatter%20duplicate",
-        profile=tmp_path / "chromium",
+    target = _artifacts() / "site-search.png"
+    searched = browser.screenshot(
+        (site / "memdir.html").as_uri() + "?q=frontmatter%20duplicate", target
     )
-    assert result.returncode == 0
+    assert searched.console == [] and target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_the_site_is_self_contained(site: Path) -> None:
@@ -429,7 +410,7 @@ def test_a_folded_case_list_shows_how_many_of_its_cases_fail(
 
 
 def test_failing_only_hides_the_prose_bullets_of_every_section(
-    reports: Path, tmp_path: Path
+    reports: Path, tmp_path: Path, browser: Browser
 ) -> None:
     """The Tool section of hermes.html holds prose bullets (the result shapes) in the same
     list as its requirements: with one of them failing, failing-only shows that
@@ -457,11 +438,11 @@ def test_failing_only_hides_the_prose_bullets_of_every_section(
         check=False,
     )
     assert made.returncode == 0, made.stderr[-3000:]
-    everything, console = _load(out / "hermes.html", tmp_path)
+    everything, console = _load(browser, out / "hermes.html")
     assert console == []
     (body,) = everything.find("body")
     assert int(body["data-prose-shown"]) > 0
-    filtered, console = _load(out / "hermes.html", tmp_path, "?failing=1")
+    filtered, console = _load(browser, out / "hermes.html", "?failing=1")
     assert console == []
     (body,) = filtered.find("body")
     assert body["data-requirements-shown"] == "1"
@@ -469,13 +450,13 @@ def test_failing_only_hides_the_prose_bullets_of_every_section(
 
 
 def test_the_focus_view_of_a_case_shows_its_requirement_text(
-    reports: Path, site: Path, tmp_path: Path
+    reports: Path, site: Path, browser: Browser
 ) -> None:
     requirements = {r.id: r for r in load_requirements()}
     case = next(c for c in load_cases() if c.id == "memdir/type/known-user")
     rid = case.requirements[0]
     page = site / page_name(requirements[rid].page)
-    dom, console = _load(page, tmp_path, f"?focus={case.id}")
+    dom, console = _load(browser, page, f"?focus={case.id}")
     assert console == []
     item = _by_id(dom)[rid]
     hidden = [n for n in item.children if isinstance(n, Node) and "hidden" in n.attrs]
