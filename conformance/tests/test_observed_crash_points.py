@@ -23,7 +23,7 @@ from conftest import HERE, Runner
 from memspec.corpus.cases import Case, load_cases
 from memspec.exceptions import CaseFailure
 from memspec.observe.served import served_spec
-from memspec.observe.strace import DELAYS, attached, unavailable_reason
+from memspec.observe.strace import DELAYS, _ended, attached, unavailable_reason
 from memspec.observe.trace import parse_calls, paths, tree_mutations
 from memspec.reports.report import read_report
 from memspec.run.crash_faults import ObservedFaults
@@ -79,6 +79,16 @@ def test_a_slowed_process_forking_all_the_while_is_let_go() -> None:
     finally:
         os.killpg(spawner.pid, signal.SIGKILL)
         spawner.wait()
+
+
+def test_the_end_of_a_tracer_is_waited_for_as_it_happens() -> None:
+    sleeper = subprocess.Popen(["sleep", "30"])
+    started = time.monotonic()
+    assert not _ended(sleeper, 0.2) and sleeper.returncode is None
+    assert time.monotonic() - started >= 0.2
+    sleeper.kill()
+    assert _ended(sleeper, 10) and sleeper.returncode == -signal.SIGKILL  # reaped
+    assert _ended(sleeper, 10)  # already reaped: at once
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -220,15 +221,30 @@ def _interrupt(tracer: subprocess.Popen[bytes]) -> None:
 def _detach(tracer: subprocess.Popen[bytes], grace_s: float = _DETACH_GRACE_S) -> None:
     """Ask strace to detach, and kill it when it has not within ``grace_s``."""
     _interrupt(tracer)
-    try:
-        tracer.wait(timeout=grace_s)
+    if _ended(tracer, grace_s):
         return
-    except subprocess.TimeoutExpired:
-        tracer.kill()
+    tracer.kill()
+    if not _ended(tracer, _DETACH_TIMEOUT_S):
+        raise ObserverFault("strace did not end when killed")
+
+
+def _ended(tracer: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    """Whether ``tracer`` ended within ``timeout_s`` (then it is reaped). Woken by the
+    tracer's end where a pidfd can be had (Linux 5.3), instead of polling for it."""
     try:
-        tracer.wait(timeout=_DETACH_TIMEOUT_S)
+        pidfd = os.pidfd_open(tracer.pid) if tracer.returncode is None else -1
+    except (AttributeError, OSError):  # no pidfd here, or reaped by another thread
+        pidfd = -1
+    if pidfd >= 0:
+        try:
+            select.select([pidfd], [], [], timeout_s)
+        finally:
+            os.close(pidfd)
+    try:
+        tracer.wait(timeout=0 if pidfd >= 0 else timeout_s)
     except subprocess.TimeoutExpired:
-        raise ObserverFault("strace did not end when killed") from None
+        return False
+    return True
 
 
 @contextlib.contextmanager
