@@ -89,6 +89,13 @@ def test_tree_round_trip_and_comparison(tmp_path: Path) -> None:
     assert not tmp_path.exists()
 
 
+def test_a_socket_is_made_at_a_path_longer_than_an_af_unix_address(tmp_path: Path) -> None:
+    deep = "d" * 60 + "/" + "e" * 60 + "/s.sock"
+    materialise({deep: {"socket": True}}, tmp_path)
+    assert len(str(tmp_path / deep)) > 108
+    assert read_tree(tmp_path)[deep].kind == "socket"
+
+
 def test_remove_tree_undoes_missing_permissions(tmp_path: Path) -> None:
     root = tmp_path / "case"
     materialise({"locked/inner/x.md": {"text": "x"}, "locked": {"dir": True, "mode": "0000"}}, root)

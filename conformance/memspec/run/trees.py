@@ -83,7 +83,7 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
         elif spec.get("fifo"):
             os.mkfifo(target)
         elif spec.get("socket"):
-            _bind_socket(target)
+            _make_socket(target)
         else:
             with open(target, "wb") as handle:
                 handle.write(_content(spec))
@@ -116,7 +116,15 @@ def materialise(tree: Mapping[str, Mapping[str, Any]], root: Path) -> None:
                     )
 
 
-def _bind_socket(target: Path) -> None:
+def _make_socket(target: Path) -> None:
+    """A socket at ``target``, as a listener that has gone leaves it. ``mknod`` makes one
+    for any user on Linux at a path of any length; binding one, elsewhere, is bounded by
+    the 108 bytes of an AF_UNIX address."""
+    try:
+        os.mknod(target, stat.S_IFSOCK | 0o777)
+        return
+    except (AttributeError, PermissionError):
+        pass
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
         listener.bind(str(target))
 
