@@ -31,7 +31,7 @@ from memspec.run.runner import run_case
 from memspec.run.trees import hand_over, remove_tree
 from memspec.wire import adapters
 from memspec.wire.adapters import Adapter
-from memspec.wire.working_directory import working_directory
+from memspec.wire.working_directory import scratch_base, working_directory
 
 HOSTILE = HERE / "hostile_adapter.py"
 BANGS = {"demo/echo/bang-one", "demo/echo/bang-two"}
@@ -99,7 +99,7 @@ def forked_commands() -> bool:
 @pytest.fixture(autouse=True)
 def canaries() -> Iterator[tuple[Path, Path]]:
     """Two canaries, unchanged after the test; no process of the fakes left running."""
-    beside = _canary(Path(tempfile.gettempdir()))
+    beside = _canary(scratch_base())
     home = _canary(Path.home())
     before = (_snapshot(beside), _snapshot(home))
     try:

@@ -16,6 +16,7 @@ from conftest import HERE, Runner
 from host_writer import JOURNAL, MARKER, inside, write_into
 
 from memspec.reports.report import read_report
+from memspec.wire.working_directory import scratch_base
 
 # The crash-point runs repeat the requests of the ordinary run, with a fault.
 SELECTION = ("-k", "not crash-points", "--hypothesis-profile", "dev")
@@ -66,10 +67,11 @@ def test_no_case_touches_the_host(memspec_cli: Runner, tmp_path: Path) -> None:
     run_temporary.mkdir()
     journal = tmp_path / "journal"
     journal.touch()
-    # Where a stray write would land: the file-system root, the shared temporary folder
-    # and the home directory. The shared ones change under other processes too, so in
-    # them only what the fake made counts.
-    root, shared = Path("/"), [Path(tempfile.gettempdir()), Path.home()]
+    # Where a stray write would land: the file-system root, the shared temporary folders
+    # (the one where runs make their folders too) and the home directory. The shared ones
+    # change under other processes too, so in them only what the fake made counts.
+    root = Path("/")
+    shared = list(dict.fromkeys([Path(tempfile.gettempdir()), scratch_base(), Path.home()]))
     root_before = _entries(root)
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)

@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from memspec.corpus.cases import schema_errors
 from memspec.judge.messages import describe_difference, visible
 from memspec.reports.report import CaseRecord, read_report, unclaimed_line
 from memspec.wire.protocol import report_line_errors
+from memspec.wire.working_directory import scratch_base
 
 MEMDIR_FAKE = "python:memdir_fakes:"
 
@@ -184,7 +184,7 @@ def test_a_failing_property_shows_the_shrunk_input_as_json_and_exports_it(
     from memspec.cli.lint import lint
 
     exported_text = files[0].read_text(encoding="utf-8")
-    assert "/tmp" not in exported_text and tempfile.gettempdir() not in exported_text
+    assert "/tmp" not in exported_text and str(scratch_base()) not in exported_text
     problems = lint(fixtures=exported, profiles=["memdir"])
     assert [p for p in problems if p.startswith("memdir/")] == []
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from memspec.run.trees import remove_tree
 from memspec.wire.processes import adopt_subreaper, processes
-from memspec.wire.working_directory import adopt_run_folder
+from memspec.wire.working_directory import adopt_run_folder, scratch_base
 
 __all__ = ["run_guarded"]
 
@@ -51,7 +51,7 @@ def run_guarded(command: Callable[[], int]) -> int:
         return command()
     subreaper = _become_subreaper()
     # 0711: an adapter running as another user reaches its folders inside, no more.
-    folders = Path(tempfile.mkdtemp(prefix="memspec-run-")).resolve()
+    folders = Path(tempfile.mkdtemp(prefix="memspec-run-", dir=scratch_base())).resolve()
     os.chmod(folders, 0o711)
     finished, told = os.pipe()
     # Blocked before the fork, so that no signal meant for the run is lost in between;

@@ -11,7 +11,6 @@ import os
 import platform
 import re
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ import memspec
 from memspec.exceptions import UsageError
 from memspec.reports.written import write_file
 from memspec.run.trees import tmp_case_sensitive
-from memspec.wire.working_directory import made_working_directory
+from memspec.wire.working_directory import made_working_directory, scratch_base
 
 __all__ = [
     "FAILING",
@@ -126,9 +125,9 @@ def run_info(adapter_spec: str, *, shard: str = "") -> dict[str, Any]:
 
 
 def _scratch() -> Path:
-    """The folder the run made its folder in: the temporary folder."""
+    """The folder the run's folder is in (``scratch_base``)."""
     working = made_working_directory()
-    return working.parent.parent if working is not None else Path(tempfile.gettempdir())
+    return working.parent.parent if working is not None else scratch_base()
 
 
 def claims_of(handshake: Any) -> dict[str, list[str]]:

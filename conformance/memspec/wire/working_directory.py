@@ -9,7 +9,9 @@ write beside them. An adapter that runs as the harness's own user can, and whate
 appears, changes or goes there during a case fails the case (``memspec.run.scratch``).
 ``memspec run`` makes the folder in the process that waits for the run
 (``memspec.cli.guard``), which removes it however the run ended; under pytest alone, the
-first case makes it and the process removes it at exit.
+first case makes it and the process removes it at exit. Either makes it in
+``scratch_base``: the temporary folder the environment names, or else a file system in
+memory where there is one.
 
 An adapter that resolves a relative path writes below its working directory. Were that
 memspec's own (where the user started it), a case could pass while the adapter wrote into
@@ -41,6 +43,7 @@ __all__ = [
     "owner_of_working_directory",
     "remake_working_directory",
     "run_folder",
+    "scratch_base",
     "working_directory",
 ]
 
@@ -73,11 +76,45 @@ def harness_entries() -> set[str]:
         return set(_OWN)
 
 
+_IN_MEMORY = Path("/dev/shm")
+_ROOM_IN_MEMORY = 1 << 30
+"""The free space a file system in memory must have for a run's folders to go there."""
+
+
+def scratch_base() -> Path:
+    """Where a run makes its folder: the temporary folder ``TMPDIR`` (or ``TEMP``,
+    ``TMP``) names, when the environment names one; otherwise ``/dev/shm`` where it is a
+    tmpfs with 1 GiB free that this user may write to, so that the trees of cases, which
+    nothing needs to keep, cost no disk writes and no wait for the disk to sync them;
+    otherwise the system's temporary folder."""
+    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+        return Path(tempfile.gettempdir())
+    if _is_tmpfs(_IN_MEMORY) and os.access(_IN_MEMORY, os.W_OK | os.X_OK):
+        with contextlib.suppress(OSError):
+            room = os.statvfs(_IN_MEMORY)
+            if room.f_bavail * room.f_frsize >= _ROOM_IN_MEMORY:
+                return _IN_MEMORY
+    return Path(tempfile.gettempdir())
+
+
+def _is_tmpfs(folder: Path) -> bool:
+    """Whether ``folder`` is the mount point of a tmpfs (Linux's mount table)."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+            return any(
+                fields[1] == str(folder) and fields[2] == "tmpfs"
+                for fields in (line.split() for line in mounts)
+                if len(fields) > 2
+            )
+    except OSError:
+        return False
+
+
 def run_folder() -> Path:
     """This process's folder of the run (made on first use, removed at exit)."""
     with _LOCK:
         if not _RUN:
-            folder = Path(tempfile.mkdtemp(prefix="memspec-run-")).resolve()
+            folder = Path(tempfile.mkdtemp(prefix="memspec-run-", dir=scratch_base())).resolve()
             os.chmod(folder, 0o711)
             os.mkdir(folder / WORKING_NAME, 0o700)
             _RUN.append(folder)
