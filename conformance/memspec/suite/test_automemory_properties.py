@@ -7,12 +7,13 @@ reference.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Literal
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memspec.corpus.registry import suite_case
@@ -106,8 +107,12 @@ def test_path_hash_is_a_signed_32_bit_value(memspec_adapter: Adapter, path: str)
 @suite_case("automemory/memory-dir/property-validated-form", "AUTOMEMORY-DIR-001")
 @settings(deadline=None)
 @given(value=st.text(alphabet="/\\.a~b:\u00e9e\u0301", max_size=24))
+@example(value="/a\u0301")  # shorter than four units once in NFC
+@example(value="/a/..\\")  # a '..' that the trailing backslash hid from normalising
 def test_validated_directories_are_normal(memspec_adapter: Adapter, value: str) -> None:
-    """A validated directory is absolute, ends in exactly one '/', and validates to itself."""
+    """A validated directory is absolute and ends in exactly one '/'; one that is settled
+    (no empty, '.' or '..' component, and three units before its '/') validates to
+    itself."""
     args = {"value": value, "expand_tilde": True, "home": "/home/u"}
     directory = result(memspec_adapter, "automemory.validate_memory_path", args)
     if directory is None:
@@ -116,9 +121,15 @@ def test_validated_directories_are_normal(memspec_adapter: Adapter, value: str) 
     assert directory.startswith("/") and directory.endswith("/"), (
         "a validated directory is absolute and ends in '/'"
     )
-    assert not directory.endswith("//") and len(directory) >= 4, (
-        "a validated directory ends in exactly one '/' and is at least 4 long"
+    # NFC comes after the length check (steps 4 and 5): "/a\u0301" gives "/\u00e1/".
+    assert not directory.endswith("//") and len(unicodedata.normalize("NFD", directory)) >= 4, (
+        "a validated directory ends in exactly one '/' and is at least 4 units long before NFC"
     )
+    # Normalising comes before a trailing backslash is removed (`/x/..\` gives `/x/../`), and
+    # NFC after the length check: such a result is refused when validated again.
+    components = directory[1:-1].split("/")
+    if len(directory) < 4 or any(part in ("", ".", "..") for part in components):
+        return
     revalidated = {**args, "value": directory}
     again = result(memspec_adapter, "automemory.validate_memory_path", revalidated)
     expect_equal("automemory.validate_memory_path", revalidated, directory, again)
