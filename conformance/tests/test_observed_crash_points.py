@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -89,6 +90,21 @@ def test_the_end_of_a_tracer_is_waited_for_as_it_happens() -> None:
     sleeper.kill()
     assert _ended(sleeper, 10) and sleeper.returncode == -signal.SIGKILL  # reaped
     assert _ended(sleeper, 10)  # already reaped: at once
+
+
+def test_a_tracer_another_thread_is_reaping_has_ended() -> None:
+    """A slowed step's timer and the step itself may both detach: the one that does not
+    reap the tracer waits for the one that does, instead of calling it alive."""
+    tracer = subprocess.Popen(["true"])
+    os.waitid(os.P_PID, tracer.pid, os.WEXITED | os.WNOWAIT)  # ended, not yet reaped
+    said: list[bool] = []
+    with tracer._waitpid_lock:  # as Popen.wait holds it in the thread that reaps
+        waiting = threading.Thread(target=lambda: said.append(_ended(tracer, 5.0)))
+        waiting.start()
+        time.sleep(0.02)
+        tracer.returncode = os.waitstatus_to_exitcode(os.waitpid(tracer.pid, 0)[1])
+    waiting.join()
+    assert said == [True]
 
 
 @pytest.fixture(scope="module")

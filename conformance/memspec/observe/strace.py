@@ -66,6 +66,7 @@ starts); once strace is killed, the kernel lets every process it traced go on.""
 _SLOWED_GRACE_S = 0.1
 """The same for a slowed step, whose trace is not read: it is not worth a wait."""
 _DETACH_TIMEOUT_S = 10.0
+_REAPED_WITHIN_S = 0.05
 
 
 class ObserverFault(Exception):
@@ -231,6 +232,7 @@ def _detach(tracer: subprocess.Popen[bytes], grace_s: float = _DETACH_GRACE_S) -
 def _ended(tracer: subprocess.Popen[bytes], timeout_s: float) -> bool:
     """Whether ``tracer`` ended within ``timeout_s`` (then it is reaped). Woken by the
     tracer's end where a pidfd can be had (Linux 5.3), instead of polling for it."""
+    deadline = time.monotonic() + timeout_s
     try:
         pidfd = os.pidfd_open(tracer.pid) if tracer.returncode is None else -1
     except (AttributeError, OSError):  # no pidfd here, or reaped by another thread
@@ -240,8 +242,10 @@ def _ended(tracer: subprocess.Popen[bytes], timeout_s: float) -> bool:
             select.select([pidfd], [], [], timeout_s)
         finally:
             os.close(pidfd)
+    # Another thread may be reaping it (a slowed step's timer detaches as the step ends):
+    # Popen.wait then waits for that thread, so it is given a moment even past the end.
     try:
-        tracer.wait(timeout=0 if pidfd >= 0 else timeout_s)
+        tracer.wait(timeout=max(deadline - time.monotonic(), 0.0) + _REAPED_WITHIN_S)
     except subprocess.TimeoutExpired:
         return False
     return True
