@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -70,8 +71,6 @@ def chromium() -> str:
 
 def _above_stdio(fd: int) -> int:
     """``fd`` moved to a number that the child's 0 to 4 cannot clobber (close-on-exec)."""
-    import fcntl
-
     moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
     os.close(fd)
     return moved
