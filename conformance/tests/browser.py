@@ -119,29 +119,25 @@ class Browser:
             raise
         return browser
 
-    def load(self, url: str, *, hide_scrollbars: bool = False) -> Page:
-        with self._tab(hide_scrollbars) as session:
-            console = self._navigate(session, url)
-            html = self.call(
-                "Runtime.evaluate",
-                {"expression": "document.documentElement.outerHTML", "returnByValue": True},
-                session,
-            )["result"]["value"]
-            console += self._console(session)
-            return Page(str(html), console)
+    def load(self, url: str) -> Page:
+        return self._visit(url, None)
 
     def screenshot(self, url: str, target: Path) -> Page:
         """The viewport, as ``--screenshot --hide-scrollbars`` takes it, written to
         ``target`` (a PNG); and the page as ``load`` gives it."""
-        with self._tab(hide_scrollbars=True) as session:
+        return self._visit(url, target)
+
+    def _visit(self, url: str, screenshot: Path | None) -> Page:
+        with self._tab(hide_scrollbars=screenshot is not None) as session:
             console = self._navigate(session, url)
             html = self.call(
                 "Runtime.evaluate",
                 {"expression": "document.documentElement.outerHTML", "returnByValue": True},
                 session,
             )["result"]["value"]
-            png = self.call("Page.captureScreenshot", {"format": "png"}, session)["data"]
-            target.write_bytes(base64.b64decode(png))
+            if screenshot is not None:
+                png = self.call("Page.captureScreenshot", {"format": "png"}, session)["data"]
+                screenshot.write_bytes(base64.b64decode(png))
             return Page(str(html), console + self._console(session))
 
     @contextlib.contextmanager

@@ -14,31 +14,17 @@ from forked_cli import ForkedCli
 
 from memspec.reports.report import read_report
 from memspec.wire.adapters import Adapter
+from memspec.wire.working_directory import scratch_base
 
 # These tests start memspec in a subprocess about a hundred times; letting pytest cache
 # its rewritten suite modules saves about a second a run.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-IN_MEMORY = Path("/dev/shm")
-_ROOM = 1 << 30
-
-
-def in_memory_scratch() -> Path | None:
-    """``/dev/shm`` when it is a tmpfs with 1 GiB free that this user may write to."""
-    try:
-        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
-            tmpfs = any(line.split()[1:3] == [str(IN_MEMORY), "tmpfs"] for line in mounts)
-        room = os.statvfs(IN_MEMORY)
-    except OSError:
-        return None
-    writable = os.access(IN_MEMORY, os.W_OK | os.X_OK)
-    return IN_MEMORY if tmpfs and writable and room.f_bavail * room.f_frsize >= _ROOM else None
-
-
-# Where no temporary folder is named, the tests' temporary files, and the folders of the
-# runs they start, go to a tmpfs when there is one with room: the trees of thousands of
-# cases then cost no disk writes, and memref's atomic writes no wait for the disk.
-if not any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")) and in_memory_scratch():
-    os.environ["TMPDIR"] = str(IN_MEMORY)
+# Where no temporary folder is named, the tests' temporary files go where memspec makes a
+# run's folders (a tmpfs with room when there is one, ``scratch_base``): the trees of
+# thousands of cases then cost no disk writes, and memref's atomic writes no wait for
+# the disk.
+if not any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+    os.environ["TMPDIR"] = str(scratch_base())
     tempfile.tempdir = None
 
 HERE = Path(__file__).resolve().parent

@@ -14,9 +14,9 @@ from memref.serve import Implementation
 
 class HostShaped(Implementation):
     def handle(self, message: Any) -> dict[str, Any]:
-        args = message.get("args") or {} if isinstance(message, dict) else {}
-        given = (args.get("input") or {}) if isinstance(args, dict) else {}
-        path = given.get("path") if isinstance(given, dict) else None
+        args = message.get("args") or {}
+        given = args.get("input") or {}
+        path = given.get("path")
         if (
             message.get("op") == "memories.call"
             and given.get("command") == "create"

@@ -6,13 +6,12 @@ under a longer path, gets the same signatures."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import shutil
 import tempfile
 from pathlib import Path
 
-from conftest import HERE
+from conftest import Runner
+from memref_variants import variant_env
 
 from memspec.judge.observed import Normaliser, case_normaliser, observe
 from memspec.reports.report import read_report
@@ -76,29 +75,16 @@ def test_positions_in_a_host_path_count_from_its_placeholder() -> None:
     assert Normaliser({short: "${ROOT}"}).text(decode) == decode
 
 
-def _run(scratch: Path, report: Path) -> dict[str, list[str]]:
-    env = dict(os.environ, TMPDIR=str(scratch))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
-    env.pop("PYTEST_ADDOPTS", None)
-    selection = " or ".join(FAILING)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memspec",
-            "run",
-            "--adapter",
-            "python:file_system_fakes:HostShaped",
-            "-k",
-            selection,
-            "--report",
-            str(report),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+def _run(memspec_cli: Runner, scratch: Path, report: Path) -> dict[str, list[str]]:
+    result = memspec_cli(
+        "run",
+        "--adapter",
+        "python:file_system_fakes:HostShaped",
+        "-k",
+        " or ".join(FAILING),
+        "--report",
+        str(report),
+        env={**variant_env(), "TMPDIR": str(scratch)},
     )
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-2000:]
     assert scratch.samefile(read_report(report)[0]["run_info"]["scratch"])
@@ -109,15 +95,17 @@ def _run(scratch: Path, report: Path) -> dict[str, list[str]]:
     }
 
 
-def test_a_port_fails_alike_on_a_tmpfs_and_on_a_disk_under_a_longer_path(tmp_path: Path) -> None:
+def test_a_port_fails_alike_on_a_tmpfs_and_on_a_disk_under_a_longer_path(
+    memspec_cli: Runner, tmp_path: Path
+) -> None:
     # The tests' temporary folder is a tmpfs where /dev/shm is one (conftest.py); /var/tmp
     # is on a disk on most hosts. Either way the second path is longer.
     short = Path(tempfile.mkdtemp(dir=tmp_path))
     long = Path(tempfile.mkdtemp(prefix="a-much-longer-temporary-folder-", dir="/var/tmp"))
     try:
-        first = _run(short, tmp_path / "first.jsonl")
-        second = _run(long, tmp_path / "second.jsonl")
+        first = _run(memspec_cli, short, tmp_path / "first.jsonl")
+        second = _run(memspec_cli, long, tmp_path / "second.jsonl")
     finally:
-        subprocess.run(["rm", "-rf", str(long)], check=False)
+        shutil.rmtree(long, ignore_errors=True)
     assert set(first) == set(FAILING)
     assert first == second
