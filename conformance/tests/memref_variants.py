@@ -8,6 +8,8 @@ process (``python memref_variants.py NAME [ARGUMENT]``).
   (by default the third ``turnlog.turn_memory_enabled``), once: it creates MARKER as it
   dies, and while MARKER exists no process dies again (a restarted adapter answers).
 - ``LogsRequests LOG``: right everywhere; appends ``<pid> <op>`` to LOG for each request.
+- ``PoolWorker``: right everywhere; handles every request in one worker thread, started
+  at its first request and kept, as an event loop's pool of worker threads does.
 - ``Flawed FLAW``: memref with one flaw of ``unserialised`` (``torn``: the memory tools
   write their files in place, their locks kept, so that a write that fails half way
   leaves a torn file; ``unlocked``: no locks or exclusive claims; ``in_place``: both).
@@ -17,9 +19,11 @@ process (``python memref_variants.py NAME [ARGUMENT]``).
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import json
 import os
 import sys
+import tempfile
 from typing import Any
 
 from memref.serve import Implementation
@@ -29,6 +33,7 @@ __all__ = [
     "DiesOnce",
     "Flawed",
     "LogsRequests",
+    "PoolWorker",
     "WrongOutline",
     "variant_cmd",
     "variant_env",
@@ -115,6 +120,34 @@ class LogsRequests(Implementation):
         return super().handle(message)
 
 
+class PoolWorker(Implementation):
+    """Each request is handled in the one thread of a pool made at the first request. The
+    memory tool has written a file and replaced text in it before that (in the main
+    thread, in a scratch directory), so that its modules are loaded: a first request
+    makes the calls of any other."""
+
+    def __init__(self) -> None:
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        with tempfile.TemporaryDirectory() as scratch:
+            for given in (
+                {"command": "create", "path": "/memories/w.txt", "file_text": "a\n"},
+                {
+                    "command": "str_replace",
+                    "path": "/memories/w.txt",
+                    "old_str": "a",
+                    "new_str": "c",
+                },
+            ):
+                super().handle({"op": "memories.call", "args": {"base": scratch, "input": given}})
+
+    def handle(self, message: Any) -> dict[str, Any]:
+        if message.get("op") in ("start", "stop"):
+            return super().handle(message)
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        return self._pool.submit(super().handle, message).result()
+
+
 class Flawed(Implementation):
     """memref with a flaw of ``unserialised`` (by the name of its context manager)."""
 
@@ -143,5 +176,6 @@ if __name__ == "__main__":
         "DiesOnce": DiesOnce,
         "LogsRequests": LogsRequests,
         "Flawed": Flawed,
+        "PoolWorker": PoolWorker,
     }
     _serve(variant[sys.argv[1]](*sys.argv[2:]))

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import HERE, Runner
@@ -27,7 +28,7 @@ from memspec.observe.served import served_spec
 from memspec.observe.strace import DELAYS, _ended, attached, unavailable_reason
 from memspec.observe.trace import parse_calls, paths, tree_mutations
 from memspec.reports.report import read_report
-from memspec.run.crash_faults import ObservedFaults
+from memspec.run.crash_faults import ObservedFaults, Retry
 from memspec.run.runner import crash_point_steps, run_crash_points
 from memspec.wire.adapters import Adapter
 
@@ -120,6 +121,36 @@ def test_an_in_place_writer_claiming_nothing_is_caught(profile: str, in_place: A
         with pytest.raises(CaseFailure) as caught:
             _points(_case(case_id), in_place)
         assert "mutation" in str(caught.value), case_id
+
+
+class _CountingRetries(ObservedFaults):
+    retries = 0
+
+    def point(self, k: int, workdir: Path, call: Any) -> Any:
+        try:
+            return super().point(k, workdir, call)
+        except Retry:
+            self.retries += 1
+            raise
+
+
+def test_a_pool_worker_the_step_starts_is_traced_alone_from_the_first_point() -> None:
+    """The step's request starts the one thread that makes its calls, and the thread lives
+    on: from the first point on, that thread alone is traced, so that each point is placed
+    at its first try (after the one uninterrupted run that counts the calls), never on the
+    reply's namesake write in the main thread, though the temporary file's name changes
+    from run to run."""
+    case = _case("memories/str-replace/crash-points")
+    (index,) = crash_point_steps(case)
+    served = Adapter(served_spec("reference"))
+    pooled = Adapter(f"cmd:{sys.executable} {HERE / 'memref_variants.py'} PoolWorker")
+    try:
+        injector = _CountingRetries()
+        assert run_crash_points(case, pooled, index, injector=injector) == _points(case, served)
+        assert injector.retries == 1
+    finally:
+        served.close()
+        pooled.close()
 
 
 def test_a_torn_write_shows_as_a_mixed_state(in_place: Adapter) -> None:

@@ -148,10 +148,11 @@ class ObservedFaults:
             self._calls, self._roots = tracing.calls, roots
             # Which of the adapter's processes made each call, by its place among them:
             # a process killed at a point comes back as another with the same place.
+            # A thread the request started and left running (a pool's worker, started
+            # at its first call) is one of its process's threads from now on.
             order = adapter.processes()
-            self._owners = {
-                tid: order.index(pid) for tid, pid in tracing.owners.items() if pid in order
-            }
+            owners = {tid: pid for pid in order for tid in threads(pid)} | tracing.owners
+            self._owners = {tid: order.index(pid) for tid, pid in owners.items() if pid in order}
             raise Retry  # this tree now holds the step's result
         if k > len(self._plan):
             return None
