@@ -89,14 +89,19 @@ def fakes_env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def demo_env(tmp_path: Path) -> dict[str, str]:
+def demo_environment() -> dict[str, str]:
     """An environment in which memspec reads the toy ``demo`` profile."""
     env = fakes_env()
     env["MEMSPEC_FIXTURES"] = str(DATA / "fixtures")
     env["MEMSPEC_SPEC"] = str(DATA / "spec")
     env["MEMSPEC_OP_SCHEMAS"] = str(DATA / "schemas" / "ops")
     return env
+
+
+@pytest.fixture
+def demo_env() -> dict[str, str]:
+    """An environment in which memspec reads the toy ``demo`` profile."""
+    return demo_environment()
 
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]

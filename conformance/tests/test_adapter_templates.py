@@ -84,6 +84,9 @@ def _build(lang: str, directory: Path) -> list[str]:
             GOTOOLCHAIN="local",
             GOCACHE=str(directory / ".gocache"),
             GOPATH=str(directory / ".gopath"),
+            # The build compiles the standard library into an empty cache; the compiler's
+            # own garbage collection is a third of its CPU time (peak 650 MB without it).
+            GOGC="off",
         )
         return [str(directory / "adapter")]
     cargo = _tool("cargo", required_in_ci=False)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HERE, Runner, demo_records
+from conftest import HERE, Runner, demo_environment, demo_records, run_memspec
 
 from memspec.corpus.cases import Case, case_from_json
 from memspec.exceptions import AdapterBroken, CaseFailure, CaseFault, ProtocolViolation
@@ -525,20 +525,22 @@ def test_a_handshake_with_terminal_escapes_is_refused(
 # 16. What reads a report, an expectations file or a reply answers in one line.
 
 
-@pytest.fixture
-def good_report(demo_env: dict[str, str], memspec_cli: Runner, tmp_path: Path) -> Path:
-    report = tmp_path / "good.jsonl"
-    result = memspec_cli("run", "--adapter", "python:fakes:Echo", "--report", str(report),
-                         env=demo_env)  # fmt: skip
+@pytest.fixture(scope="module")
+def good_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report of the demo profile, made once; the tests read it and change copies."""
+    where = tmp_path_factory.mktemp("good")
+    report = where / "good.jsonl"
+    result = run_memspec("run", "--adapter", "python:fakes:Echo", "--report", str(report),
+                         cwd=where, env=demo_environment())  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     return report
 
 
-def _with_record(report: Path, change: Callable[[dict[str, Any]], str]) -> Path:
+def _with_record(report: Path, change: Callable[[dict[str, Any]], str], where: Path) -> Path:
     lines = report.read_text().splitlines()
     record = json.loads(lines[1])
     lines[1] = change(record)
-    hostile = report.with_name("hostile.jsonl")
+    hostile = where / "hostile.jsonl"
     hostile.write_text("\n".join(lines) + "\n")
     return hostile
 
@@ -560,17 +562,17 @@ def test_a_hostile_report_is_one_line_and_exit_2(
     words: str,
     good_report: Path,
     demo_env: dict[str, str],
-    memspec_cli: Runner,
     tmp_path: Path,
 ) -> None:
-    hostile = _with_record(good_report, change)
+    hostile = _with_record(good_report, change, tmp_path)
     args = {
         "badge": ("badge", str(hostile), "-o", str(tmp_path / "badges")),
         "diff": ("diff", str(good_report), str(hostile)),
         "matrix": ("matrix", str(hostile), "-o", str(tmp_path / "m.html")),
         "merge-reports": ("merge-reports", str(hostile), "-o", str(tmp_path / "merged.jsonl")),
     }[command]
-    result = memspec_cli(*args, env=demo_env)
+    # No adapter runs: the command may be forked, unlike the runs of this module's fakes.
+    result = run_memspec(*args, cwd=tmp_path, env=demo_env, fork=True)
     assert result.returncode == 2, result.stdout[-2000:] + result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr

@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,7 +27,7 @@ from urllib.parse import quote
 
 import pytest
 from browser import WINDOW, Browser, chromium
-from conftest import HERE
+from conftest import HERE, run_memspec
 
 from memspec.corpus.cases import load_cases
 from memspec.corpus.profiles import known_profiles
@@ -188,26 +186,10 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     made = []
     for name, adapter, options, _ in COLUMNS:
         report = where / f"{name}.jsonl"
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "memspec",
-                "run",
-                "--adapter",
-                adapter,
-                *SELECTION,
-                *options,
-                "--report",
-                str(report),
-            ],
-            cwd=where,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        result = run_memspec(
+            "run", "--adapter", adapter, *SELECTION, *options, "--report", str(report),
+            cwd=where, env=env, timeout=600,
+        )  # fmt: skip
         assert result.returncode in (0, 1), result.stdout[-2000:] + result.stderr[-2000:]
         made.append(report)
 
@@ -238,13 +220,7 @@ def _column(name: str) -> int:
 def page(reports: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("matrix")
     labels = [argument for *_, label in COLUMNS for argument in ("--label", label)]
-    result = subprocess.run(
-        [sys.executable, "-m", "memspec", "matrix", *map(str, reports), *labels, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_memspec("matrix", *map(str, reports), *labels, "-o", str(out), cwd=out)
     assert result.returncode == 0, result.stderr
     return out / "index.html"
 

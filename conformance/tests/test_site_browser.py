@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser import Browser, chromium
-from conftest import HERE, Runner
+from conftest import HERE, Runner, run_memspec
 from test_matrix_browser import Node, _artifacts, _Dom
 
 from memspec.cli.explain import explain
@@ -103,13 +103,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def site(reports: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site") / "out"
-    result = subprocess.run(
-        [sys.executable, "-m", "memspec", "site", str(out), "--reports", str(reports)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    result = run_memspec("site", str(out), "--reports", str(reports), cwd=out.parent)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.startswith("site: ") and str(out / "index.html") in result.stdout
     return out
@@ -431,13 +425,7 @@ def test_failing_only_hides_the_prose_bullets_of_every_section(
         "".join(json.dumps(line) + "\n" for line in (header, record, footer)), encoding="utf-8"
     )
     out = tmp_path / "out"
-    made = subprocess.run(
-        [sys.executable, "-m", "memspec", "site", str(out), "--reports", str(given)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    made = run_memspec("site", str(out), "--reports", str(given), cwd=tmp_path)
     assert made.returncode == 0, made.stderr[-3000:]
     everything, console = _load(browser, out / "hermes.html")
     assert console == []

@@ -154,14 +154,19 @@ def _divergence_link(name: str) -> str:
 # Values, trees and expectations of a case.
 
 
+_NOT_ASCII = re.compile("([^\x00-\x7f])")
+
+
 def _marked(text: str) -> str:
     """``text`` escaped for HTML, each character that is not ASCII in a span whose title
     names its code point, so that one a host has no font for (a box) can be told on hover."""
+    if text.isascii():
+        return _e(text)
     return "".join(
-        _e(char)
-        if ord(char) < 0x80
-        else f'<span class="cp" title="{_code_point(char)}">{_e(char)}</span>'
-        for char in text
+        _e(part)
+        if index % 2 == 0
+        else f'<span class="cp" title="{_code_point(part)}">{_e(part)}</span>'
+        for index, part in enumerate(_NOT_ASCII.split(text))
     )
 
 
